@@ -1,0 +1,26 @@
+"""keras_estimator: tf.estimator code on TensorFlow 2.16+ and Keras 3.
+
+Example:
+    >>> import tensorflow.compat.v1 as tf
+    >>> import keras_estimator as estimator
+    >>> est = estimator.Estimator(model_fn, model_dir="runs/a")
+"""
+
+import os as _os
+
+_os.environ.setdefault("KERAS_BACKEND", "tensorflow")
+
+from keras_estimator._environment import check_environment as _check_environment  # noqa: E402
+
+_check_environment()
+
+from keras_estimator.compat import install_v1_layers as _install_v1_layers  # noqa: E402
+from keras_estimator.estimator import Estimator  # noqa: E402
+from keras_estimator.mode_keys import ModeKeys  # noqa: E402
+from keras_estimator.run_config import RunConfig  # noqa: E402
+from keras_estimator.spec import EstimatorSpec  # noqa: E402
+
+_install_v1_layers()
+
+__version__ = "0.1.0"
+__all__ = ["Estimator", "EstimatorSpec", "ModeKeys", "RunConfig"]

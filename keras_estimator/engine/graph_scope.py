@@ -1,0 +1,87 @@
+"""The TF1 world inside one trace: fresh collections, the global step, stable names.
+
+A FuncGraph shares the variable collections and the v1 variable store with the eager
+graph by reference, so a second trace would see the first trace's variables and raise
+"Variable dense/kernel already exists". Each traced graph gets its own, once; each call
+of the model_fn gets stable default names (v1 scopes and Keras auto-names).
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import weakref
+from collections.abc import Iterator
+
+import tensorflow as tf
+from keras.src.backend.common import global_state
+
+from keras_estimator.engine.variable_store import VariableStore
+
+_KEYS = tf.compat.v1.GraphKeys
+_PER_TRACE_COLLECTIONS = (
+    _KEYS.GLOBAL_VARIABLES,
+    _KEYS.LOCAL_VARIABLES,
+    _KEYS.TRAINABLE_VARIABLES,
+    _KEYS.MODEL_VARIABLES,
+    _KEYS.METRIC_VARIABLES,
+    _KEYS.GLOBAL_STEP,
+    _KEYS.UPDATE_OPS,
+    _KEYS.SUMMARIES,
+    _KEYS.LOSSES,
+    _KEYS.REGULARIZATION_LOSSES,
+    _KEYS.SAVEABLE_OBJECTS,
+    _KEYS.INIT_OP,
+    _KEYS.LOCAL_INIT_OP,
+    _KEYS.READY_OP,
+    _KEYS.SAVERS,
+    ("__variable_store",),  # the v1 variable store (a tuple key in TF)
+    ("__varscope",),  # the v1 variable-scope store
+    "global_step_read_op_cache",
+)
+_GLOBAL_STEP_READ_KEY = "global_step_read_op_cache"
+_prepared_graphs: weakref.WeakSet = weakref.WeakSet()
+
+
+def _prepare_graph(graph: tf.Graph, store: VariableStore, global_step: tf.Variable) -> None:
+    for key in _PER_TRACE_COLLECTIONS:
+        graph.clear_collection(key)
+    store._register(graph, global_step, [_KEYS.GLOBAL_VARIABLES], False)
+    graph.add_to_collection(_KEYS.GLOBAL_STEP, global_step)
+    with tf.name_scope("global_step_read"):
+        graph.add_to_collection(_GLOBAL_STEP_READ_KEY, tf.identity(global_step.read_value()))
+    _prepared_graphs.add(graph)
+
+
+@contextlib.contextmanager
+def _fresh_keras_names() -> Iterator[None]:
+    """Keras auto-names (dense, dense_1, ...) restart on every model_fn call."""
+    previous = global_state.get_global_attribute("object_name_uids")
+    global_state.set_global_attribute("object_name_uids", collections.defaultdict(int))
+    try:
+        yield
+    finally:
+        global_state.set_global_attribute("object_name_uids", previous)
+
+
+@contextlib.contextmanager
+def tf1_graph_scope(store: VariableStore, global_step: tf.Variable) -> Iterator[tf.Graph]:
+    """Runs a model_fn call as if it were building a fresh TF1 graph.
+
+    Yields the default (traced) graph.
+    """
+    graph = tf.compat.v1.get_default_graph()
+    with store._lock:
+        if graph not in _prepared_graphs:
+            _prepare_graph(graph, store, global_step)
+    root = tf.compat.v1.get_variable_scope()
+    with store.active(), _fresh_keras_names():
+        # Re-entering the root scope by object restores the default-name counters on exit,
+        # so a second call in the same graph (another replica) names layers the same.
+        with tf.compat.v1.variable_scope(root, auxiliary_name_scope=False):
+            yield graph
+
+
+def global_step_read(graph: tf.Graph) -> tf.Tensor:
+    """The read of the global step taken at the start of the traced step."""
+    return graph.get_collection(_GLOBAL_STEP_READ_KEY)[0]

@@ -1,0 +1,75 @@
+"""eval_metric_ops -> per-step values that already include the step's update.
+
+A v1 metric returns `(value, update_op)` where `value` read the metric variables when it
+was built, i.e. before `update_op` in program order; inside a tf.function the reads are
+ordered by program order, so returning `value` from the step would report the state before
+the last batch. tf.estimator ran `value` in a separate session.run after all updates; here
+the value's read-dependent subgraph is rebuilt after the updates, in the same step.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import keras
+import tensorflow as tf
+
+from keras_estimator.engine.variable_store import VariableStore
+
+_READ_OPS = frozenset({"ReadVariableOp", "VarHandleOp", "ResourceGather"})
+
+
+def _depends_on_state(tensor: tf.Tensor, memo: dict) -> bool:
+    op = tensor.op
+    if op in memo:
+        return memo[op]
+    memo[op] = False  # guards against cycles
+    result = op.type in _READ_OPS or any(_depends_on_state(t, memo) for t in op.inputs)
+    memo[op] = result
+    return result
+
+
+def _rebuild(tensor: tf.Tensor, memo: dict, copies: dict) -> tf.Tensor:
+    """Copies the part of `tensor`'s subgraph that reads variables; reuses the rest."""
+    op = tensor.op
+    if not _depends_on_state(tensor, memo):
+        return tensor
+    if op not in copies:
+        inputs = [_rebuild(t, memo, copies) for t in op.inputs]
+        attrs = {k: op.node_def.attr[k] for k in op.node_def.attr}
+        copies[op] = op.graph.create_op(
+            op.type,
+            inputs,
+            [t.dtype for t in op.outputs],
+            name=op.name.split("/")[-1] + "_final",
+            attrs=attrs,
+        )
+    return copies[op].outputs[tensor.value_index]
+
+
+def value_after(value: Any, updates: list) -> tf.Tensor:
+    """The metric value, recomputed so that it reads the variables after `updates`."""
+    value = tf.convert_to_tensor(value)
+    with tf.control_dependencies(updates):
+        return tf.identity(_rebuild(value, {}, {}))
+
+
+def metric_values(eval_metric_ops: dict, store: VariableStore) -> dict[str, tf.Tensor]:
+    """Runs every update in eval_metric_ops and returns the post-update values."""
+    updates, pending, values = [], {}, {}
+    for name, metric in eval_metric_ops.items():
+        if isinstance(metric, keras.metrics.Metric):
+            # Keras metrics were updated inside the model_fn; their variables are local.
+            store.mark_local([getattr(v, "_value", v) for v in metric.variables])
+            pending[name] = metric
+        else:
+            value, update_op = metric
+            updates.append(update_op)
+            pending[name] = value
+    for name, item in pending.items():
+        if isinstance(item, keras.metrics.Metric):
+            with tf.control_dependencies(updates):
+                values[name] = tf.convert_to_tensor(item.result())
+        else:
+            values[name] = value_after(item, updates)
+    return values

@@ -1,0 +1,170 @@
+"""EstimatorModel: a keras.Model whose train/test/predict steps call the user's model_fn."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import keras
+import tensorflow as tf
+
+from keras_estimator.engine import metrics as metrics_lib
+from keras_estimator.engine.graph_scope import global_step_read, tf1_graph_scope
+from keras_estimator.engine.variable_store import VariableStore
+from keras_estimator.mode_keys import ModeKeys
+from keras_estimator.spec import EstimatorSpec
+
+ModelFnCaller = Callable[[Any, Any, str], EstimatorSpec]
+LOSS_KEY = "loss"
+GLOBAL_STEP_KEY = "global_step"
+_ASSIGN_OPS = frozenset({"AssignAddVariableOp", "AssignVariableOp", "AssignSubVariableOp"})
+_CALL_OPS = frozenset(
+    {"If", "StatelessIf", "While", "StatelessWhile", "PartitionedCall", "StatefulPartitionedCall"}
+)
+
+
+def split_batch(data: Any) -> tuple[Any, Any]:
+    """Our datasets yield `(features, labels)` or `(features,)` when there are no labels."""
+    if isinstance(data, tuple) and len(data) == 1:
+        return data[0], None
+    return data
+
+
+def _global_step_writes(graph: tf.Graph, global_step: tf.Variable) -> bool | None:
+    """True/False when the traced step certainly does / does not write the global step;
+    None when a control-flow or function op takes it and only the run can tell."""
+    handle = graph.capture(global_step.handle)
+    consumer_types = {op.type for op in handle.consumers()}
+    if consumer_types & _ASSIGN_OPS:
+        return True
+    if consumer_types & _CALL_OPS:
+        return None
+    return False
+
+
+class EstimatorModel(keras.Model):
+    """A Keras model whose steps are the user's model_fn, one trace per mode.
+
+    Variables live in a `VariableStore` keyed by TF1 names; the global step is an int64
+    variable shared with `tf.compat.v1.train.get_global_step()` inside the model_fn.
+    """
+
+    def __init__(
+        self, call_model_fn: ModelFnCaller, store: VariableStore, global_step: tf.Variable
+    ) -> None:
+        super().__init__(name="estimator_model")
+        self._call_model_fn = call_model_fn
+        self._store = store
+        self._ke_global_step = global_step
+        self.last_specs: dict[str, EstimatorSpec] = {}
+
+    # -- steps -------------------------------------------------------------------
+    def _spec_for(self, data: Any, mode: str) -> EstimatorSpec:
+        features, labels = split_batch(data)
+        spec = self._call_model_fn(features, labels, mode)
+        self.last_specs[mode] = spec
+        return spec
+
+    def train_step(self, data: Any) -> dict[str, tf.Tensor]:
+        global_step = self._ke_global_step
+        with tf1_graph_scope(self._store, global_step) as graph:
+            spec = self._spec_for(data, ModeKeys.TRAIN)
+            train_op = spec.train_op
+            if isinstance(train_op, keras.optimizers.Optimizer):
+                train_op = self._apply_keras_optimizer(train_op, spec.loss, graph)
+        start = global_step_read(graph)
+        writes = _global_step_writes(graph, global_step)
+        with tf.control_dependencies([train_op]):
+            if writes is False:
+                bumped = global_step.assign_add(1, read_value=False)
+            elif writes is None:
+                # The train_op may or may not increment it (e.g. inside tf.cond): check.
+
+                def bump() -> tf.Tensor:
+                    with tf.control_dependencies([global_step.assign_add(1, read_value=False)]):
+                        return tf.constant(True)
+
+                bumped = tf.cond(
+                    tf.equal(global_step.read_value(), start), bump, lambda: tf.constant(False)
+                )
+            else:
+                bumped = tf.no_op()
+        with tf.control_dependencies([train_op, bumped]):
+            return {LOSS_KEY: tf.identity(spec.loss), GLOBAL_STEP_KEY: global_step.read_value()}
+
+    def _apply_keras_optimizer(
+        self, optimizer: keras.optimizers.Optimizer, loss: tf.Tensor, graph: tf.Graph
+    ) -> tf.Operation:
+        variables = graph.get_collection(tf.compat.v1.GraphKeys.TRAINABLE_VARIABLES)
+        grads = tf.gradients(loss, variables)
+        pairs = [(g, v) for g, v in zip(grads, variables) if g is not None]
+        if not pairs:
+            raise ValueError(
+                "The Keras optimizer returned as train_op found no trainable variable that the "
+                "loss depends on. Expected the model_fn to create trainable variables (layers) "
+                "that the loss is computed from."
+            )
+        with tf.name_scope("keras_optimizer"):
+            optimizer.apply_gradients(pairs)
+        return tf.group(*[g for g, _ in pairs], name="keras_train_op")
+
+    def test_step(self, data: Any) -> dict[str, tf.Tensor]:
+        with tf1_graph_scope(self._store, self._ke_global_step):
+            spec = self._spec_for(data, ModeKeys.EVAL)
+            for reserved in (LOSS_KEY, GLOBAL_STEP_KEY):
+                if reserved in spec.eval_metric_ops:
+                    raise ValueError(
+                        f'Metric with name "{reserved}" is not allowed, because Estimator '
+                        "already defines a default metric with the same name."
+                    )
+            ops = dict(spec.eval_metric_ops)
+            ops[LOSS_KEY] = tf.compat.v1.metrics.mean(spec.loss, name="keras_estimator_eval_loss")
+            return metrics_lib.metric_values(ops, self._store)
+
+    def predict_step(self, data: Any) -> Any:
+        with tf1_graph_scope(self._store, self._ke_global_step):
+            spec = self._spec_for(data, ModeKeys.PREDICT)
+            return spec.predictions
+
+    # -- compiled loops ------------------------------------------------------------
+    def make_loop(self, step: Callable, element_spec: Any) -> Callable:
+        """A tf.function running `step` up to `num_steps` times over an iterator.
+
+        Returns `(steps_run, last_outputs)`; stops early when the iterator is exhausted.
+        The step is traced once (here) and called from the loop body.
+        """
+        step_fn = tf.function(step, autograph=False)
+        concrete = step_fn.get_concrete_function(element_spec)
+        out_specs = tf.nest.map_structure(
+            lambda t: tf.TensorSpec(t.shape, t.dtype), concrete.structured_outputs
+        )
+
+        def zeros(spec: tf.TensorSpec) -> tf.Tensor:
+            shape = [0 if d is None else d for d in spec.shape.as_list()]
+            return tf.zeros(shape, spec.dtype)
+
+        def loop(iterator: Any, num_steps: tf.Tensor) -> tuple[tf.Tensor, Any]:
+            def cond(i, exhausted, outputs):
+                return tf.logical_and(i < num_steps, tf.logical_not(exhausted))
+
+            def body(i, exhausted, outputs):
+                nxt = iterator.get_next_as_optional()
+                has = nxt.has_value()
+                new_outputs = tf.cond(has, lambda: step_fn(nxt.get_value()), lambda: outputs)
+                return i + tf.cast(has, tf.int64), tf.logical_not(has), new_outputs
+
+            init = tf.nest.map_structure(zeros, out_specs)
+            invariants = tf.nest.map_structure(lambda s: tf.TensorShape(None), out_specs)
+            i, _, outputs = tf.while_loop(
+                cond,
+                body,
+                (tf.constant(0, tf.int64), tf.constant(False), init),
+                shape_invariants=(tf.TensorShape([]), tf.TensorShape([]), invariants),
+            )
+            return i, outputs
+
+        return tf.function(loop, autograph=False)
+
+    def reset_metrics(self) -> None:
+        super().reset_metrics()
+        self._store.reset_locals()

@@ -1,0 +1,147 @@
+"""Name-keyed store for every variable a model_fn creates, across traces and modes.
+
+Keras traces a step function more than once (and each mode is its own trace), while a
+TF1 model_fn creates its variables on every call. A `tf.variable_creator_scope` creator
+keyed by the name TF1 would have given the variable hands the first variable back on
+every later call, so all traces share one set of variables with TF1 names.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import weakref
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+import tensorflow as tf
+
+_GLOBAL = tf.compat.v1.GraphKeys.GLOBAL_VARIABLES
+_LOCAL = tf.compat.v1.GraphKeys.LOCAL_VARIABLES
+_TRAINABLE = tf.compat.v1.GraphKeys.TRAINABLE_VARIABLES
+
+# Called with (name, new_variable) right after a variable is created, to restore it.
+RestoreFn = Callable[[str, tf.Variable], None]
+
+
+def variable_name(variable: tf.Variable) -> str:
+    """The TF1 name of a variable: `dense/kernel` for `dense/kernel:0`."""
+    name = variable.name
+    return name[:-2] if name.endswith(":0") else name.split(":")[0]
+
+
+class VariableStore:
+    """Holds the variables of one Estimator's model, keyed by TF1 name."""
+
+    def __init__(self) -> None:
+        self.variables: dict[str, tf.Variable] = {}
+        self.local_names: set[str] = set()
+        self._lock = threading.RLock()
+        self._active = 0
+        self._restore: RestoreFn | None = None
+        self._registered: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+    # -- lifecycle -------------------------------------------------------------
+    @contextlib.contextmanager
+    def creating(self, restore: RestoreFn | None = None) -> Iterator[None]:
+        """Installs the creator (eagerly, around a whole fit/evaluate/predict loop)."""
+        previous = self._restore
+        self._restore = restore
+        try:
+            with tf.variable_creator_scope(self._creator):
+                yield
+        finally:
+            self._restore = previous
+
+    @contextlib.contextmanager
+    def active(self) -> Iterator[None]:
+        """Makes the creator act; only while a model_fn runs."""
+        with self._lock:
+            self._active += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._active -= 1
+
+    # -- queries ---------------------------------------------------------------
+    def global_variables(self) -> dict[str, tf.Variable]:
+        """Every variable that belongs in a checkpoint (not metric/local ones)."""
+        return {k: v for k, v in self.variables.items() if k not in self.local_names}
+
+    def local_variables(self) -> list[tf.Variable]:
+        return [self.variables[k] for k in sorted(self.local_names) if k in self.variables]
+
+    def mark_local(self, variables: list[tf.Variable]) -> None:
+        by_id = {id(v): k for k, v in self.variables.items()}
+        for v in variables:
+            key = by_id.get(id(v))
+            if key is not None:
+                self.local_names.add(key)
+
+    def reset_locals(self) -> None:
+        """Zeroes metric (local) variables, as a fresh tf.estimator session did."""
+        for v in self.local_variables():
+            v.assign(tf.zeros(v.shape, v.dtype))
+
+    # -- the creator -------------------------------------------------------------
+    def _creator(self, next_creator: Callable, **kwargs: Any) -> tf.Variable:
+        if not self._active:
+            return next_creator(**kwargs)
+        graph = tf.compat.v1.get_default_graph()
+        scope = graph.get_name_scope()
+        name = kwargs.get("name")
+        name = "Variable" if name is None else name.split(":")[0]
+        # v1 slot variables arrive as "dense/kernel/Adam/": a trailing "/" names the scope
+        # itself, which TF1 turned into the variable name "dense/kernel/Adam".
+        full = "/".join(part.strip("/") for part in (scope, name) if part.strip("/"))
+        full = full or "Variable"
+        key = graph.unique_name(full, mark_as_used=True)
+        collections = kwargs.get("collections")
+        is_local = bool(collections) and _LOCAL in collections
+        with self._lock:
+            variable = self.variables.get(key)
+            if variable is None:
+                variable = self._create(key, next_creator, kwargs, restore=not is_local)
+                self.variables[key] = variable
+                if is_local:
+                    self.local_names.add(key)
+        self._register(graph, variable, collections, kwargs.get("trainable"))
+        return variable
+
+    def _create(
+        self, key: str, next_creator: Callable, kwargs: dict, restore: bool
+    ) -> tf.Variable:
+        initial_value = kwargs.get("initial_value")
+        if not callable(initial_value) and isinstance(initial_value, tf.Tensor):
+            if not tf.executing_eagerly() and not hasattr(initial_value, "numpy"):
+                constant = tf.get_static_value(initial_value)
+                if constant is None:
+                    raise ValueError(
+                        f"Variable {key!r} is created inside model_fn from a tensor computed "
+                        "there, which cannot initialise a variable that outlives the step. "
+                        "Expected an initializer (tf.compat.v1.get_variable(..., initializer=...)) "
+                        "or a callable initial_value (tf.Variable(lambda: ...))."
+                    )
+                kwargs["initial_value"] = np.asarray(constant)
+        kwargs["name"] = key
+        kwargs.pop("collections", None)
+        with tf.init_scope():
+            variable = next_creator(**kwargs)
+            if restore and self._restore is not None:
+                self._restore(key, variable)
+        return variable
+
+    def _register(self, graph: Any, variable: tf.Variable, collections: Any, trainable: Any) -> None:
+        """Adds the variable to the traced graph's collections, as TF1 would have."""
+        seen = self._registered.setdefault(graph, set())
+        if id(variable) in seen:
+            return
+        seen.add(id(variable))
+        names = list(collections) if collections else [_GLOBAL]
+        is_trainable = trainable if trainable is not None else variable.trainable
+        if is_trainable and _TRAINABLE not in names and _LOCAL not in names:
+            names.append(_TRAINABLE)
+        for collection in names:
+            graph.add_to_collection(collection, variable)

@@ -1,0 +1,432 @@
+"""Estimator: train / evaluate / predict a model_fn on Keras 3, with tf.estimator 2.15's contract."""
+
+from __future__ import annotations
+
+import copy
+import logging
+import os
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+import tensorflow as tf
+
+from keras_estimator import checkpoints as ckpt_lib
+from keras_estimator._fn_args import fn_args
+from keras_estimator.engine.model import EstimatorModel
+from keras_estimator.engine.variable_store import VariableStore
+from keras_estimator.inputs import call_input_fn
+from keras_estimator.mode_keys import ModeKeys
+from keras_estimator.run_config import RunConfig
+from keras_estimator.spec import EstimatorSpec
+
+logger = logging.getLogger("keras_estimator")
+
+_VALID_MODEL_FN_ARGS = {"features", "labels", "mode", "params", "self", "config"}
+_UNTIL_EXHAUSTED = np.iinfo(np.int64).max
+
+
+def _verify_model_fn_args(model_fn: Callable, params: Any) -> None:
+    args = set(fn_args(model_fn))
+    if "features" not in args:
+        raise ValueError(f"model_fn ({model_fn}) must include features argument.")
+    if params is not None and "params" not in args:
+        raise ValueError(
+            f"model_fn ({model_fn}) does not include params argument, but params ({params}) "
+            "is passed to Estimator."
+        )
+    if params is None and "params" in args:
+        logger.warning(
+            "Estimator's model_fn (%s) includes params argument, but params are not passed "
+            "to Estimator.",
+            model_fn,
+        )
+    unexpected = sorted(args - _VALID_MODEL_FN_ARGS)
+    if unexpected:
+        raise ValueError(f"model_fn ({model_fn}) has following not expected args: {unexpected}")
+
+
+def _resolve_config(config: Any, model_dir: Any) -> RunConfig:
+    if config is None:
+        config = RunConfig()
+        logger.info("Using default config.")
+    if not isinstance(config, RunConfig):
+        raise ValueError(f"config must be an instance of `RunConfig`, but provided {config}.")
+    model_dir = os.fspath(model_dir) if model_dir is not None else None
+    if model_dir is not None and config.model_dir is not None and model_dir != config.model_dir:
+        raise ValueError(
+            "`model_dir` are set both in constructor and `RunConfig`, but with different "
+            f"values. In constructor: '{model_dir}', in `RunConfig`: '{config.model_dir}' "
+        )
+    model_dir = model_dir or config.model_dir
+    if model_dir is None:
+        model_dir = tempfile.mkdtemp()
+        logger.warning("Using temporary folder as model directory: %s", model_dir)
+    if tf.io.gfile.exists(model_dir) and not tf.io.gfile.isdir(model_dir):
+        raise ValueError(
+            f"model_dir {model_dir!r} exists and is a file; expected a directory (or a path "
+            "that does not exist yet). Fix: pass another model_dir."
+        )
+    if config.model_dir != model_dir:
+        config = config.replace(model_dir=model_dir)
+    return config
+
+
+class Estimator:
+    """Trains, evaluates and predicts with a `model_fn`, as `tf.estimator.Estimator` did.
+
+    The model_fn runs inside the compiled steps of a Keras 3 model (`EstimatorModel`);
+    variables keep their TF1 names and are checkpointed to `model_dir` in the
+    tf.estimator layout, so training resumes from (and leaves) ordinary TF1 checkpoints.
+
+    Example:
+        >>> est = Estimator(model_fn, model_dir="runs/a", params={"lr": 1e-3})
+        >>> est.train(train_input_fn, max_steps=1000)
+        >>> est.evaluate(eval_input_fn)["accuracy"]
+        >>> next(est.predict(predict_input_fn))
+    """
+
+    def __init__(
+        self,
+        model_fn: Callable,
+        model_dir: str | os.PathLike | None = None,
+        config: RunConfig | None = None,
+        params: dict | None = None,
+        warm_start_from: Any = None,
+    ) -> None:
+        if model_fn is None:
+            raise ValueError("model_fn must be provided to Estimator.")
+        if not callable(model_fn):
+            raise TypeError(f"model_fn must be callable, given: {model_fn!r}")
+        _verify_model_fn_args(model_fn, params)
+        self._model_fn = model_fn
+        self._config = _resolve_config(config, model_dir)
+        self._model_dir = self._config.model_dir
+        self._params = copy.deepcopy(params or {})
+        if warm_start_from is not None:
+            raise NotImplementedError(
+                "warm_start_from is not supported yet; it arrives with the model-lifecycle work."
+            )
+        self._model: EstimatorModel | None = None
+        self._loops: dict[Any, Callable] = {}
+        logger.info("Using config: %s", self._config)
+
+    # -- public properties --------------------------------------------------------
+    model_dir = property(lambda self: self._model_dir)
+    config = property(lambda self: copy.deepcopy(self._config))
+    params = property(lambda self: copy.deepcopy(self._params))
+    model_fn = property(lambda self: self._model_fn)
+
+    @property
+    def keras_model(self) -> EstimatorModel | None:
+        """The `EstimatorModel` (a `keras.Model`) behind this Estimator, once built."""
+        return self._model
+
+    def latest_checkpoint(self) -> str | None:
+        """The newest checkpoint prefix in `model_dir`, or None."""
+        return ckpt_lib.latest_checkpoint(self._model_dir)
+
+    def get_variable_names(self) -> list[str]:
+        """Names of all variables in the latest checkpoint."""
+        return [name for name, _ in tf.train.list_variables(self._require_checkpoint())]
+
+    def get_variable_value(self, name: str) -> np.ndarray:
+        """The value of variable `name` in the latest checkpoint."""
+        return tf.train.load_variable(self._require_checkpoint(), name)
+
+    def _require_checkpoint(self) -> str:
+        path = self.latest_checkpoint()
+        if path is None:
+            raise ValueError(f"Could not find trained model in model_dir: {self._model_dir}.")
+        return path
+
+    # -- building ---------------------------------------------------------------------
+    def _call_model_fn(self, features: Any, labels: Any, mode: str) -> EstimatorSpec:
+        args = fn_args(self._model_fn)
+        kwargs: dict[str, Any] = {}
+        if "labels" in args:
+            kwargs["labels"] = labels
+        elif labels is not None:
+            raise ValueError("model_fn does not take labels, but input_fn returns labels.")
+        if "mode" in args:
+            kwargs["mode"] = mode
+        if "params" in args:
+            kwargs["params"] = self.params
+        if "config" in args:
+            kwargs["config"] = self.config
+        result = self._model_fn(features=features, **kwargs)
+        if not isinstance(result, EstimatorSpec):
+            raise ValueError(
+                "model_fn should return an EstimatorSpec. "
+                f"Got {type(result).__name__}: {result!r:.200}"
+            )
+        return result
+
+    def _build_model(self) -> EstimatorModel:
+        store = VariableStore()
+        with tf.init_scope():
+            global_step = tf.Variable(
+                0,
+                dtype=tf.int64,
+                name="global_step",
+                trainable=False,
+                aggregation=tf.VariableAggregation.ONLY_FIRST_REPLICA,
+            )
+        store.variables["global_step"] = global_step
+        return EstimatorModel(self._call_model_fn, store, global_step)
+
+    def _prepare(self, mode: str, dataset: tf.data.Dataset, checkpoint: str | None) -> Callable:
+        """Builds (once) the model and the compiled loop for `mode`; restores `checkpoint`."""
+        if self._config.tf_random_seed is not None:
+            tf.random.set_seed(self._config.tf_random_seed)
+        if self._model is None or (checkpoint is None and mode != ModeKeys.TRAIN):
+            self._model, self._loops = self._build_model(), {}
+        model = self._model
+        store = model._store
+        restorer = ckpt_lib.CheckpointRestorer(checkpoint) if checkpoint else None
+        if restorer is not None:
+            restorer.restore_all(store.global_variables())
+        key = (mode, repr(dataset.element_spec))
+        loop = self._loops.get(key)
+        if loop is None:
+            step = {
+                ModeKeys.TRAIN: model.train_step,
+                ModeKeys.EVAL: model.test_step,
+                ModeKeys.PREDICT: model.predict_step,
+            }[mode]
+            with store.creating(restorer.restore if restorer else None):
+                if mode == ModeKeys.PREDICT:
+                    loop = tf.function(step, autograph=False)
+                    loop.get_concrete_function(dataset.element_spec)
+                else:
+                    loop = model.make_loop(step, dataset.element_spec)
+                    loop.get_concrete_function(
+                        tf.data.IteratorSpec(dataset.element_spec), tf.TensorSpec([], tf.int64)
+                    )
+            self._loops[key] = loop
+        if restorer is not None:
+            restorer.raise_if_mismatched()
+        return loop
+
+    def _global_step_value(self) -> int:
+        return int(self._model._ke_global_step.numpy())
+
+    # -- train ----------------------------------------------------------------------------
+    def train(
+        self,
+        input_fn: Callable,
+        hooks: list | None = None,
+        steps: int | None = None,
+        max_steps: int | None = None,
+        saving_listeners: list | None = None,
+    ) -> Estimator:
+        """Trains for `steps` more steps, or until the global step reaches `max_steps`.
+
+        Stops early when `input_fn`'s data is exhausted. Returns `self`.
+        """
+        if steps is not None and max_steps is not None:
+            raise ValueError("Can not provide both steps and max_steps.")
+        if steps is not None and steps <= 0:
+            raise ValueError(f"Must specify steps > 0, given: {steps}")
+        if max_steps is not None and max_steps <= 0:
+            raise ValueError(f"Must specify max_steps > 0, given: {max_steps}")
+        if hooks or saving_listeners:
+            raise NotImplementedError(
+                "hooks= and saving_listeners= arrive with the training-services work."
+            )
+        checkpoint = self.latest_checkpoint()
+        if max_steps is not None and checkpoint is not None:
+            done = int(tf.train.load_variable(checkpoint, "global_step"))
+            if done >= max_steps:
+                logger.info("Skipping training since max_steps has already saved.")
+                return self
+
+        dataset = call_input_fn(input_fn, ModeKeys.TRAIN, self.params, self.config)
+        loop = self._prepare(ModeKeys.TRAIN, dataset, checkpoint)
+        store = self._model._store
+        tf.io.gfile.makedirs(self._model_dir)
+        writer = ckpt_lib.CheckpointWriter(
+            self._model_dir,
+            store.global_variables(),
+            self._config.keep_checkpoint_max,
+            self._config.keep_checkpoint_every_n_hours,
+        )
+        step = self._global_step_value()
+        last_saved = step if checkpoint is not None else None
+        if last_saved is None:
+            writer.save(step)
+            last_saved = step
+        target = max_steps if max_steps is not None else step + steps if steps else None
+        self._run_training(loop, dataset, writer, step, target, last_saved)
+        return self
+
+    def _run_training(
+        self,
+        loop: Callable,
+        dataset: tf.data.Dataset,
+        writer: ckpt_lib.CheckpointWriter,
+        step: int,
+        target: int | None,
+        last_saved: int,
+    ) -> None:
+        config = self._config
+        log_every = config.log_step_count_steps or 100
+        save_steps, save_secs = config.save_checkpoints_steps, config.save_checkpoints_secs
+        iterator = iter(dataset)
+        last_save_time = last_log_time = time.time()
+        last_log_step = step
+        loss = None
+        while target is None or step < target:
+            chunk = log_every - step % log_every
+            if save_steps:
+                chunk = min(chunk, save_steps - step % save_steps)
+            if target is not None:
+                chunk = min(chunk, target - step)
+            ran, logs = loop(iterator, tf.constant(chunk, tf.int64))
+            ran = int(ran)
+            if ran:
+                loss = float(logs["loss"])
+                step = int(logs["global_step"])
+                if not np.isfinite(loss):
+                    raise tf.compat.v1.train.NanLossDuringTrainingError
+            now = time.time()
+            if ran and step - last_log_step >= log_every or (ran and step % log_every == 0):
+                logger.info("loss = %s, step = %d", loss, step)
+                if now > last_log_time and step > last_log_step:
+                    logger.info("global_step/sec: %g", (step - last_log_step) / (now - last_log_time))
+                last_log_time, last_log_step = now, step
+            due = (save_steps and step - last_saved >= save_steps) or (
+                save_secs and now - last_save_time >= save_secs
+            )
+            if due and step != last_saved:
+                writer.save(step)
+                last_saved, last_save_time = step, time.time()
+            if ran < chunk:
+                break  # input exhausted
+        if step != last_saved:
+            writer.save(step)
+        logger.info("Loss for final step: %s.", loss)
+
+    # -- evaluate ----------------------------------------------------------------------
+    def evaluate(
+        self,
+        input_fn: Callable,
+        steps: int | None = None,
+        hooks: list | None = None,
+        checkpoint_path: str | None = None,
+        name: str | None = None,
+    ) -> dict[str, Any]:
+        """Evaluates on `input_fn`'s data (all of it, or `steps` batches).
+
+        Returns the metrics of `eval_metric_ops` plus `loss` (the mean of per-batch losses)
+        and `global_step`.
+        """
+        if steps is not None and steps <= 0:
+            raise ValueError(f"Must specify steps > 0, given: {steps}")
+        if hooks:
+            raise NotImplementedError("hooks= arrive with the training-services work.")
+        checkpoint = self._checkpoint_for(checkpoint_path, "evaluate")
+        dataset = call_input_fn(input_fn, ModeKeys.EVAL, self.params, self.config)
+        loop = self._prepare(ModeKeys.EVAL, dataset, checkpoint)
+        self._model._store.reset_locals()
+        limit = steps if steps is not None else _UNTIL_EXHAUSTED
+        ran, logs = loop(iter(dataset), tf.constant(limit, tf.int64))
+        if int(ran) == 0:
+            raise ValueError(
+                "Evaluation ran no step: input_fn yielded no data. Expected at least one batch."
+            )
+        results = {key: value.numpy() for key, value in logs.items()}
+        results["global_step"] = self._global_step_value()
+        shown = ", ".join(f"{k} = {v}" for k, v in sorted(results.items()))
+        logger.info("Saving dict for global step %d: %s", results["global_step"], shown)
+        return results
+
+    def _checkpoint_for(self, checkpoint_path: str | None, what: str) -> str | None:
+        if checkpoint_path:
+            if tf.io.gfile.isdir(checkpoint_path):
+                found = ckpt_lib.latest_checkpoint(checkpoint_path)
+                if found is None:
+                    raise ValueError(f"Couldn't find trained model at {checkpoint_path}.")
+                return found
+            return checkpoint_path
+        checkpoint = self.latest_checkpoint()
+        if checkpoint is None:
+            logger.info(
+                "Could not find trained model in model_dir: %s, running initialization to %s.",
+                self._model_dir,
+                what,
+            )
+        return checkpoint
+
+    # -- predict --------------------------------------------------------------------------
+    def predict(
+        self,
+        input_fn: Callable,
+        predict_keys: str | list[str] | None = None,
+        hooks: list | None = None,
+        checkpoint_path: str | None = None,
+        yield_single_examples: bool = True,
+    ) -> Iterator[Any]:
+        """Yields predictions for `input_fn`'s features, lazily, one example (or batch) at a time."""
+        if hooks:
+            raise NotImplementedError("hooks= arrive with the training-services work.")
+        checkpoint = self._checkpoint_for(checkpoint_path, "predict")
+        dataset = call_input_fn(input_fn, ModeKeys.PREDICT, self.params, self.config)
+        predict_fn = self._prepare(ModeKeys.PREDICT, dataset, checkpoint)
+        if isinstance(predict_keys, str):
+            predict_keys = [predict_keys]
+        for batch in dataset:
+            predictions = _select_keys(predict_fn(batch), predict_keys)
+            if isinstance(predictions, dict):
+                values = {k: v.numpy() for k, v in predictions.items()}
+                if not yield_single_examples:
+                    yield values
+                    continue
+                for i in range(_batch_length(values)):
+                    yield {k: v[i] for k, v in values.items()}
+            else:
+                value = predictions.numpy()
+                if not yield_single_examples:
+                    yield value
+                    continue
+                if value.ndim == 0:
+                    raise ValueError(
+                        "Prediction is a scalar, which has no batch dimension to split; "
+                        "expected predictions of shape [batch_size, ...]. Fix: pass "
+                        "yield_single_examples=False, or return batched predictions."
+                    )
+                yield from value
+
+
+def _select_keys(predictions: Any, predict_keys: list[str] | None) -> Any:
+    if not predict_keys:
+        return predictions
+    if not isinstance(predictions, dict):
+        raise ValueError("predict_keys argument is not valid in case of non-dict predictions.")
+    selected = {k: v for k, v in predictions.items() if k in predict_keys}
+    if not selected:
+        raise ValueError(
+            f"Expected to run at least one output from {list(predictions)}, "
+            f"provided {predict_keys}."
+        )
+    return selected
+
+
+def _batch_length(values: dict[str, np.ndarray]) -> int:
+    length = None
+    for key, value in values.items():
+        if value.ndim == 0:
+            raise ValueError(
+                f"Prediction {key!r} is a scalar, which has no batch dimension to split; "
+                "expected predictions of shape [batch_size, ...]. Fix: pass "
+                "yield_single_examples=False, or return batched predictions."
+            )
+        length = value.shape[0] if length is None else length
+        if value.shape[0] != length:
+            raise ValueError(
+                "Batch length of predictions should be same. "
+                f"{key} has different batch length than others."
+            )
+    return length or 0

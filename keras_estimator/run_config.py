@@ -1,0 +1,267 @@
+"""RunConfig: where and how often an Estimator saves, logs and seeds (tf.estimator 2.15)."""
+
+from __future__ import annotations
+
+import copy
+import json
+import logging
+import os
+from typing import Any
+
+import tensorflow as tf
+
+logger = logging.getLogger("keras_estimator")
+
+_USE_DEFAULT = object()
+_SAVE_CKPT_ERR = "`save_checkpoints_steps` and `save_checkpoints_secs` cannot be both set."
+_REPLACEABLE = [
+    "model_dir",
+    "tf_random_seed",
+    "save_summary_steps",
+    "save_checkpoints_steps",
+    "save_checkpoints_secs",
+    "session_config",
+    "keep_checkpoint_max",
+    "keep_checkpoint_every_n_hours",
+    "log_step_count_steps",
+    "train_distribute",
+    "device_fn",
+    "protocol",
+    "eval_distribute",
+    "experimental_distribute",
+    "experimental_max_worker_delay_secs",
+    "session_creation_timeout_secs",
+    "checkpoint_save_graph_def",
+]
+
+
+class TaskType:
+    MASTER = "master"
+    PS = "ps"
+    WORKER = "worker"
+    CHIEF = "chief"
+    EVALUATOR = "evaluator"
+
+
+def _path_to_str(path: Any) -> Any:
+    return os.fspath(path) if isinstance(path, os.PathLike) else path
+
+
+def _model_dir_from(tf_config: dict, model_dir: Any) -> Any:
+    if model_dir == "":
+        raise ValueError("model_dir should be non-empty.")
+    from_config = tf_config.get("model_dir")
+    if from_config == "":
+        raise ValueError("model_dir in TF_CONFIG should be non-empty.")
+    if from_config and model_dir and from_config != model_dir:
+        raise ValueError(
+            "`model_dir` provided in RunConfig construct, if set, must have the same value as "
+            f"the model_dir in TF_CONFIG. model_dir: {model_dir}\n"
+            f'TF_CONFIG["model_dir"]: {from_config}.\n'
+        )
+    return model_dir or from_config
+
+
+class RunConfig:
+    """Run-time configuration of an Estimator, with tf.estimator 2.15's defaults.
+
+    Checkpoints are saved every 600 seconds unless `save_checkpoints_steps` or
+    `save_checkpoints_secs` says otherwise (setting both is an error); the newest
+    `keep_checkpoint_max` (5) are kept; the loss is logged every `log_step_count_steps` (100)
+    steps and `tf_random_seed` makes runs repeatable.
+
+    Example:
+        >>> config = RunConfig(model_dir="/tmp/m", save_checkpoints_steps=500)
+        >>> config.save_checkpoints_secs is None
+        True
+    """
+
+    def __init__(
+        self,
+        model_dir: str | None = None,
+        tf_random_seed: int | None = None,
+        save_summary_steps: int | None = 100,
+        save_checkpoints_steps: Any = _USE_DEFAULT,
+        save_checkpoints_secs: Any = _USE_DEFAULT,
+        session_config: Any = None,
+        keep_checkpoint_max: int | None = 5,
+        keep_checkpoint_every_n_hours: float | None = 10000,
+        log_step_count_steps: int | None = 100,
+        train_distribute: Any = None,
+        device_fn: Any = None,
+        protocol: str | None = None,
+        eval_distribute: Any = None,
+        experimental_distribute: Any = None,
+        experimental_max_worker_delay_secs: int | None = None,
+        session_creation_timeout_secs: int = 7200,
+        checkpoint_save_graph_def: bool = True,
+    ) -> None:
+        if save_checkpoints_steps is _USE_DEFAULT and save_checkpoints_secs is _USE_DEFAULT:
+            save_checkpoints_steps, save_checkpoints_secs = None, 600
+        elif save_checkpoints_secs is _USE_DEFAULT:
+            save_checkpoints_secs = None
+        elif save_checkpoints_steps is _USE_DEFAULT:
+            save_checkpoints_steps = None
+        elif save_checkpoints_steps is not None and save_checkpoints_secs is not None:
+            raise ValueError(_SAVE_CKPT_ERR)
+
+        try:
+            tf_config = json.loads(os.environ.get("TF_CONFIG", "{}") or "{}")
+        except json.JSONDecodeError as exc:
+            raise ValueError(
+                f"TF_CONFIG is not valid JSON ({exc}). Expected e.g. "
+                '{"cluster": {"worker": ["host:port"]}, "task": {"type": "worker", "index": 0}}.'
+            ) from exc
+        if not isinstance(tf_config, dict):
+            raise ValueError(f"TF_CONFIG must hold a JSON object, got: {tf_config!r}")
+        self._tf_config = tf_config
+
+        self._set(
+            model_dir=_model_dir_from(tf_config, _path_to_str(model_dir)),
+            tf_random_seed=tf_random_seed,
+            save_summary_steps=save_summary_steps,
+            save_checkpoints_steps=save_checkpoints_steps,
+            save_checkpoints_secs=save_checkpoints_secs,
+            session_config=session_config,
+            keep_checkpoint_max=keep_checkpoint_max,
+            keep_checkpoint_every_n_hours=keep_checkpoint_every_n_hours,
+            log_step_count_steps=log_step_count_steps,
+            train_distribute=train_distribute,
+            device_fn=device_fn,
+            protocol=protocol,
+            eval_distribute=eval_distribute,
+            experimental_distribute=experimental_distribute,
+            experimental_max_worker_delay_secs=experimental_max_worker_delay_secs,
+            session_creation_timeout_secs=session_creation_timeout_secs,
+            checkpoint_save_graph_def=checkpoint_save_graph_def,
+        )
+        self._init_cluster(tf_config)
+
+    # -- construction helpers -------------------------------------------------
+    def _set(self, **kwargs: Any) -> None:
+        for key, value in kwargs.items():
+            if key not in _REPLACEABLE:
+                raise ValueError(
+                    f"Replacing {key} is not supported. Allowed properties are {_REPLACEABLE}."
+                )
+            setattr(self, "_" + key, value)
+        self._validate()
+
+    def _validate(self) -> None:
+        def check(name: str, ok: Any, message: str) -> None:
+            value = getattr(self, "_" + name)
+            if value is not None and not ok(value):
+                raise ValueError(message)
+
+        check("model_dir", lambda d: d, "model_dir should be non-empty")
+        check("save_summary_steps", lambda s: s >= 0, "save_summary_steps should be >= 0")
+        check("save_checkpoints_steps", lambda s: s >= 0, "save_checkpoints_steps should be >= 0")
+        check("save_checkpoints_secs", lambda s: s >= 0, "save_checkpoints_secs should be >= 0")
+        check(
+            "session_config",
+            lambda c: isinstance(c, tf.compat.v1.ConfigProto),
+            "session_config must be instance of ConfigProto",
+        )
+        check("keep_checkpoint_max", lambda k: k >= 0, "keep_checkpoint_max should be >= 0")
+        check(
+            "keep_checkpoint_every_n_hours",
+            lambda h: h > 0,
+            "keep_checkpoint_every_n_hours should be > 0",
+        )
+        check("log_step_count_steps", lambda n: n > 0, "log_step_count_steps should be > 0")
+        check(
+            "tf_random_seed",
+            lambda s: isinstance(s, int) and not isinstance(s, bool),
+            "tf_random_seed must be integer.",
+        )
+
+    def _init_cluster(self, tf_config: dict) -> None:
+        cluster = tf_config.get("cluster") or {}
+        task = tf_config.get("task") or {}
+        self._cluster_spec = tf.train.ClusterSpec(cluster)
+        self._service = tf_config.get("service")
+        if cluster:
+            if "type" not in task:
+                raise ValueError('If "cluster" is set in TF_CONFIG, task type must be set.')
+            self._task_type = task["type"]
+            self._task_id = int(task.get("index", 0))
+            if self._task_id < 0:
+                raise ValueError("Task index must be non-negative number.")
+            jobs = set(self._cluster_spec.jobs)
+            self._num_ps_replicas = len(cluster.get(TaskType.PS, []))
+            self._num_worker_replicas = sum(
+                len(cluster.get(job, [])) for job in (TaskType.CHIEF, TaskType.WORKER)
+            ) or len(cluster.get(TaskType.MASTER, []))
+            chief_job = TaskType.CHIEF if TaskType.CHIEF in jobs else TaskType.MASTER
+            self._is_chief = self._task_type == chief_job or (
+                chief_job not in jobs and self._task_type == TaskType.WORKER and self._task_id == 0
+            )
+            if self._task_type == TaskType.EVALUATOR:
+                self._is_chief = False
+                self._master = ""
+            else:
+                address = self._cluster_spec.task_address(self._task_type, self._task_id)
+                self._master = "grpc://" + address if address else ""
+        else:
+            self._task_type = task.get("type", TaskType.WORKER)
+            self._task_id = int(task.get("index", 0))
+            self._num_ps_replicas = 0
+            self._num_worker_replicas = 1
+            self._is_chief = self._task_type != TaskType.EVALUATOR
+            self._master = ""
+        self._evaluation_master = ""
+        self._global_id_in_cluster = 0 if self._is_chief else self._task_id
+
+    # -- tf.estimator's public properties --------------------------------------
+    cluster_spec = property(lambda self: self._cluster_spec)
+    is_chief = property(lambda self: self._is_chief)
+    task_type = property(lambda self: self._task_type)
+    task_id = property(lambda self: self._task_id)
+    num_ps_replicas = property(lambda self: self._num_ps_replicas)
+    num_worker_replicas = property(lambda self: self._num_worker_replicas)
+    master = property(lambda self: self._master)
+    evaluation_master = property(lambda self: self._evaluation_master)
+    global_id_in_cluster = property(lambda self: self._global_id_in_cluster)
+    service = property(lambda self: self._service)
+    model_dir = property(lambda self: self._model_dir)
+    tf_random_seed = property(lambda self: self._tf_random_seed)
+    save_summary_steps = property(lambda self: self._save_summary_steps)
+    save_checkpoints_steps = property(lambda self: self._save_checkpoints_steps)
+    save_checkpoints_secs = property(lambda self: self._save_checkpoints_secs)
+    session_config = property(lambda self: self._session_config)
+    keep_checkpoint_max = property(lambda self: self._keep_checkpoint_max)
+    keep_checkpoint_every_n_hours = property(lambda self: self._keep_checkpoint_every_n_hours)
+    log_step_count_steps = property(lambda self: self._log_step_count_steps)
+    train_distribute = property(lambda self: self._train_distribute)
+    eval_distribute = property(lambda self: self._eval_distribute)
+    experimental_distribute = property(lambda self: self._experimental_distribute)
+    device_fn = property(lambda self: self._device_fn)
+    protocol = property(lambda self: self._protocol)
+    experimental_max_worker_delay_secs = property(
+        lambda self: self._experimental_max_worker_delay_secs
+    )
+    session_creation_timeout_secs = property(lambda self: self._session_creation_timeout_secs)
+    checkpoint_save_graph_def = property(lambda self: self._checkpoint_save_graph_def)
+
+    def replace(self, **kwargs: Any) -> RunConfig:
+        """Returns a copy with the given properties replaced (same list as tf.estimator).
+
+        Example:
+            >>> RunConfig().replace(save_checkpoints_steps=10).save_checkpoints_secs is None
+            True
+        """
+        new = copy.deepcopy(self)
+        new._set(**kwargs)
+        steps, secs = new._save_checkpoints_steps, new._save_checkpoints_secs
+        if "save_checkpoints_steps" in kwargs and "save_checkpoints_secs" in kwargs:
+            if steps is not None and secs is not None:
+                raise ValueError(_SAVE_CKPT_ERR)
+        elif "save_checkpoints_steps" in kwargs and steps is not None:
+            new._save_checkpoints_secs = None
+        elif "save_checkpoints_secs" in kwargs and secs is not None:
+            new._save_checkpoints_steps = None
+        return new
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{k}={getattr(self, '_' + k)!r}" for k in _REPLACEABLE[:10])
+        return f"RunConfig({shown})"
