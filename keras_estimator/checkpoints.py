@@ -7,8 +7,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -17,6 +19,21 @@ import tensorflow as tf
 logger = logging.getLogger("keras_estimator")
 
 CHECKPOINT_BASENAME = "model.ckpt"
+
+
+@contextlib.contextmanager
+def _quiet_tf_warning(text: str) -> Iterator[None]:
+    """Hides one known TF deprecation warning (the TF1 name-based Saver is the point here)."""
+
+    def keep(record: logging.LogRecord) -> bool:
+        return text not in record.getMessage()
+
+    tf_logger = logging.getLogger("tensorflow")
+    tf_logger.addFilter(keep)
+    try:
+        yield
+    finally:
+        tf_logger.removeFilter(keep)
 
 
 class CheckpointMismatchError(ValueError):
@@ -73,7 +90,10 @@ class CheckpointRestorer:
         for name, variable in variables.items():
             self.restore(name, variable)
 
-    def raise_if_mismatched(self) -> None:
+    def raise_if_mismatched(self, ignore: set[str] | frozenset = frozenset()) -> None:
+        """Raises if a variable was missing or mis-shaped; `ignore` names metric variables
+        recognised only after they were created (Keras metrics in eval_metric_ops)."""
+        self.missing = [name for name in self.missing if name not in ignore]
         if not (self.missing or self.misshaped):
             return
         lines = []
@@ -102,13 +122,14 @@ class CheckpointWriter:
         keep_checkpoint_every_n_hours: float | None,
     ) -> None:
         self.model_dir = model_dir
-        self._saver = tf.compat.v1.train.Saver(
-            var_list=dict(variables),
-            max_to_keep=keep_checkpoint_max if keep_checkpoint_max is not None else 5,
-            keep_checkpoint_every_n_hours=keep_checkpoint_every_n_hours or 10000.0,
-            sharded=False,
-            save_relative_paths=True,
-        )
+        with _quiet_tf_warning("Saver is deprecated"):
+            self._saver = tf.compat.v1.train.Saver(
+                var_list=dict(variables),
+                max_to_keep=keep_checkpoint_max if keep_checkpoint_max is not None else 5,
+                keep_checkpoint_every_n_hours=keep_checkpoint_every_n_hours or 10000.0,
+                sharded=False,
+                save_relative_paths=True,
+            )
         state = tf.train.get_checkpoint_state(model_dir)
         if state is not None:
             self._saver.recover_last_checkpoints(list(state.all_model_checkpoint_paths))

@@ -207,7 +207,7 @@ class Estimator:
                     )
             self._loops[key] = loop
         if restorer is not None:
-            restorer.raise_if_mismatched()
+            restorer.raise_if_mismatched(ignore=store.local_names)
         return loop
 
     def _global_step_value(self) -> int:

@@ -90,14 +90,12 @@ class VariableStore:
         if not self._active:
             return next_creator(**kwargs)
         graph = tf.compat.v1.get_default_graph()
-        scope = graph.get_name_scope()
         name = kwargs.get("name")
-        name = "Variable" if name is None else name.split(":")[0]
         # v1 slot variables arrive as "dense/kernel/Adam/": a trailing "/" names the scope
         # itself, which TF1 turned into the variable name "dense/kernel/Adam".
-        full = "/".join(part.strip("/") for part in (scope, name) if part.strip("/"))
-        full = full or "Variable"
-        key = graph.unique_name(full, mark_as_used=True)
+        name = "Variable" if name is None else (name.split(":")[0].strip("/") or "Variable")
+        # unique_name prefixes the current name scope, as TF1 did for the variable's op.
+        key = graph.unique_name(name, mark_as_used=True)
         collections = kwargs.get("collections")
         is_local = bool(collections) and _LOCAL in collections
         with self._lock:
@@ -125,7 +123,9 @@ class VariableStore:
                         "or a callable initial_value (tf.Variable(lambda: ...))."
                     )
                 kwargs["initial_value"] = np.asarray(constant)
-        kwargs["name"] = key
+        # A trailing "/" makes the name absolute: init_scope keeps the caller's name scope,
+        # which would otherwise be prefixed a second time ("dense/dense/kernel").
+        kwargs["name"] = key + "/"
         kwargs.pop("collections", None)
         with tf.init_scope():
             variable = next_creator(**kwargs)
