@@ -132,7 +132,8 @@ class CheckpointWriter:
             )
         state = tf.train.get_checkpoint_state(model_dir)
         if state is not None:
-            self._saver.recover_last_checkpoints(list(state.all_model_checkpoint_paths))
+            with _quiet_tf_warning("get_checkpoint_mtimes"):
+                self._saver.recover_last_checkpoints(list(state.all_model_checkpoint_paths))
 
     def save(self, step: int) -> str:
         prefix = os.path.join(self.model_dir, CHECKPOINT_BASENAME)

@@ -191,17 +191,13 @@ class Estimator:
         key = (mode, repr(dataset.element_spec))
         loop = self._loops.get(key)
         if loop is None:
-            step = {
-                ModeKeys.TRAIN: model.train_step,
-                ModeKeys.EVAL: model.test_step,
-                ModeKeys.PREDICT: model.predict_step,
-            }[mode]
             with store.creating(restorer.restore if restorer else None):
+                step_fn, out_specs = model.make_step(mode, dataset.element_spec)
                 if mode == ModeKeys.PREDICT:
-                    loop = tf.function(step, autograph=False)
+                    loop = tf.function(step_fn, autograph=False)
                     loop.get_concrete_function(dataset.element_spec)
                 else:
-                    loop = model.make_loop(step, dataset.element_spec)
+                    loop = model.make_loop(step_fn, out_specs)
                     loop.get_concrete_function(
                         tf.data.IteratorSpec(dataset.element_spec), tf.TensorSpec([], tf.int64)
                     )

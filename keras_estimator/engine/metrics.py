@@ -17,6 +17,7 @@ import tensorflow as tf
 from keras_estimator.engine.variable_store import VariableStore
 
 _READ_OPS = frozenset({"ReadVariableOp", "VarHandleOp", "ResourceGather"})
+_WRITE_OPS = frozenset({"AssignAddVariableOp", "AssignVariableOp", "AssignSubVariableOp"})
 
 
 def _depends_on_state(tensor: tf.Tensor, memo: dict) -> bool:
@@ -54,8 +55,24 @@ def value_after(value: Any, updates: list) -> tf.Tensor:
         return tf.identity(_rebuild(value, {}, {}))
 
 
-def metric_values(eval_metric_ops: dict, store: VariableStore) -> dict[str, tf.Tensor]:
-    """Runs every update in eval_metric_ops and returns the post-update values."""
+def _local_writes(store: VariableStore) -> list[tf.Operation]:
+    """Ops of the traced graph that write metric (local) variables: Keras metric updates."""
+    graph = tf.compat.v1.get_default_graph()
+    local_handles = {id(v.handle) for v in store.local_variables()}
+    internal = {
+        id(inner) for outer, inner in graph.captures if id(outer) in local_handles
+    }
+    return [
+        op
+        for op in graph.get_operations()
+        if op.type in _WRITE_OPS and op.inputs and id(op.inputs[0]) in internal
+    ]
+
+
+def metric_values(
+    eval_metric_ops: dict, store: VariableStore
+) -> tuple[dict[str, tf.Tensor], list[tf.Operation]]:
+    """Returns `(values, updates)`: every metric's value read after all of `updates`."""
     updates, pending, values = [], {}, {}
     for name, metric in eval_metric_ops.items():
         if isinstance(metric, keras.metrics.Metric):
@@ -64,12 +81,17 @@ def metric_values(eval_metric_ops: dict, store: VariableStore) -> dict[str, tf.T
             pending[name] = metric
         else:
             value, update_op = metric
+            if not isinstance(update_op, (tf.Tensor, tf.Operation)):
+                update_op = update_op.op  # e.g. the unread variable of a v1 assign_add
             updates.append(update_op)
             pending[name] = value
+    # Fetch each update once, as an operation (a Tensor update_op is its op's output).
+    ops = [u.op if isinstance(u, tf.Tensor) else u for u in updates + _local_writes(store)]
+    updates = list({id(op): op for op in ops}.values())
     for name, item in pending.items():
         if isinstance(item, keras.metrics.Metric):
             with tf.control_dependencies(updates):
                 values[name] = tf.convert_to_tensor(item.result())
         else:
             values[name] = value_after(item, updates)
-    return values
+    return values, updates

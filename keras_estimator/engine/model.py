@@ -14,6 +14,9 @@ from keras_estimator.engine.variable_store import VariableStore
 from keras_estimator.mode_keys import ModeKeys
 from keras_estimator.spec import EstimatorSpec
 
+# WrappedFunction.prune gives a traced graph `session.run(fetches)` semantics.
+from tensorflow.python.eager import wrap_function  # noqa: E402  isort: skip
+
 ModelFnCaller = Callable[[Any, Any, str], EstimatorSpec]
 LOSS_KEY = "loss"
 GLOBAL_STEP_KEY = "global_step"
@@ -21,6 +24,10 @@ _ASSIGN_OPS = frozenset({"AssignAddVariableOp", "AssignVariableOp", "AssignSubVa
 _CALL_OPS = frozenset(
     {"If", "StatelessIf", "While", "StatelessWhile", "PartitionedCall", "StatefulPartitionedCall"}
 )
+
+
+def _output_specs(outputs: Any) -> Any:
+    return tf.nest.map_structure(lambda t: tf.TensorSpec(t.shape, t.dtype), outputs)
 
 
 def split_batch(data: Any) -> tuple[Any, Any]:
@@ -57,6 +64,7 @@ class EstimatorModel(keras.Model):
         self._store = store
         self._ke_global_step = global_step
         self.last_specs: dict[str, EstimatorSpec] = {}
+        self._eval_updates: list = []
 
     # -- steps -------------------------------------------------------------------
     def _spec_for(self, data: Any, mode: str) -> EstimatorSpec:
@@ -119,25 +127,52 @@ class EstimatorModel(keras.Model):
                     )
             ops = dict(spec.eval_metric_ops)
             ops[LOSS_KEY] = tf.compat.v1.metrics.mean(spec.loss, name="keras_estimator_eval_loss")
-            return metrics_lib.metric_values(ops, self._store)
+            values, updates = metrics_lib.metric_values(ops, self._store)
+            self._eval_updates = updates
+            return values
 
     def predict_step(self, data: Any) -> Any:
         with tf1_graph_scope(self._store, self._ke_global_step):
             spec = self._spec_for(data, ModeKeys.PREDICT)
             return spec.predictions
 
-    # -- compiled loops ------------------------------------------------------------
-    def make_loop(self, step: Callable, element_spec: Any) -> Callable:
-        """A tf.function running `step` up to `num_steps` times over an iterator.
+    # -- compiled steps and loops ----------------------------------------------------
+    def make_step(self, mode: str, element_spec: Any) -> tuple[Callable, Any]:
+        """Traces the step for `mode` once; returns `(step_fn, output_specs)`.
+
+        TRAIN runs the traced step as is: every stateful op the model_fn created runs, as
+        Keras layers (batch-norm statistics, metrics) expect. EVAL and PREDICT keep only
+        what their results depend on, like `session.run(fetches)` under tf.estimator: a
+        train_op or an optimizer built unconditionally in the model_fn does not run.
+        """
+        if mode == ModeKeys.TRAIN:
+            step_fn = tf.function(self.train_step, autograph=False)
+            concrete = step_fn.get_concrete_function(element_spec)
+            return step_fn, _output_specs(concrete.structured_outputs)
+        step = self.test_step if mode == ModeKeys.EVAL else self.predict_step
+        raw: dict[str, Any] = {}
+
+        def traced(data: Any) -> Any:
+            self._eval_updates = []
+            raw["outputs"] = step(data)
+            raw["ops"] = list(self._eval_updates)
+            return raw["outputs"]
+
+        concrete = tf.function(traced, autograph=False).get_concrete_function(element_spec)
+        feeds = concrete.inputs[: len(concrete.inputs) - len(concrete.captured_inputs)]
+        wrapped = wrap_function.WrappedFunction(concrete.graph, variable_holder=None)
+        pruned = wrapped.prune(feeds=feeds, fetches=(raw["outputs"], raw["ops"]))
+
+        def run(data: Any) -> Any:
+            return pruned(*tf.nest.flatten(data, expand_composites=True))[0]
+
+        return run, _output_specs(raw["outputs"])
+
+    def make_loop(self, step_fn: Callable, out_specs: Any) -> Callable:
+        """A tf.function running `step_fn` up to `num_steps` times over an iterator.
 
         Returns `(steps_run, last_outputs)`; stops early when the iterator is exhausted.
-        The step is traced once (here) and called from the loop body.
         """
-        step_fn = tf.function(step, autograph=False)
-        concrete = step_fn.get_concrete_function(element_spec)
-        out_specs = tf.nest.map_structure(
-            lambda t: tf.TensorSpec(t.shape, t.dtype), concrete.structured_outputs
-        )
 
         def zeros(spec: tf.TensorSpec) -> tf.Tensor:
             shape = [0 if d is None else d for d in spec.shape.as_list()]
