@@ -138,4 +138,5 @@ class CheckpointWriter:
     def save(self, step: int) -> str:
         prefix = os.path.join(self.model_dir, CHECKPOINT_BASENAME)
         logger.info("Saving checkpoints for %d into %s.", step, prefix)
-        return self._saver.save(None, prefix, global_step=step, write_meta_graph=False)
+        with _quiet_tf_warning("remove_checkpoint"):
+            return self._saver.save(None, prefix, global_step=step, write_meta_graph=False)

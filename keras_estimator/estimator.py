@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import keras
 import numpy as np
 import tensorflow as tf
 
@@ -179,8 +180,6 @@ class Estimator:
 
     def _prepare(self, mode: str, dataset: tf.data.Dataset, checkpoint: str | None) -> Callable:
         """Builds (once) the model and the compiled loop for `mode`; restores `checkpoint`."""
-        if self._config.tf_random_seed is not None:
-            tf.random.set_seed(self._config.tf_random_seed)
         if self._model is None or (checkpoint is None and mode != ModeKeys.TRAIN):
             self._model, self._loops = self._build_model(), {}
         model = self._model
@@ -205,6 +204,11 @@ class Estimator:
         if restorer is not None:
             restorer.raise_if_mismatched(ignore=store.local_names)
         return loop
+
+    def _seed(self) -> None:
+        """Seeds TF and Keras before input_fn runs, as tf.estimator seeded its fresh graph."""
+        if self._config.tf_random_seed is not None:
+            keras.utils.set_random_seed(self._config.tf_random_seed)
 
     def _global_step_value(self) -> int:
         return int(self._model._ke_global_step.numpy())
@@ -239,6 +243,7 @@ class Estimator:
                 logger.info("Skipping training since max_steps has already saved.")
                 return self
 
+        self._seed()
         dataset = call_input_fn(input_fn, ModeKeys.TRAIN, self.params, self.config)
         loop = self._prepare(ModeKeys.TRAIN, dataset, checkpoint)
         store = self._model._store
@@ -324,6 +329,7 @@ class Estimator:
         if hooks:
             raise NotImplementedError("hooks= arrive with the training-services work.")
         checkpoint = self._checkpoint_for(checkpoint_path, "evaluate")
+        self._seed()
         dataset = call_input_fn(input_fn, ModeKeys.EVAL, self.params, self.config)
         loop = self._prepare(ModeKeys.EVAL, dataset, checkpoint)
         self._model._store.reset_locals()
@@ -369,6 +375,7 @@ class Estimator:
         if hooks:
             raise NotImplementedError("hooks= arrive with the training-services work.")
         checkpoint = self._checkpoint_for(checkpoint_path, "predict")
+        self._seed()
         dataset = call_input_fn(input_fn, ModeKeys.PREDICT, self.params, self.config)
         predict_fn = self._prepare(ModeKeys.PREDICT, dataset, checkpoint)
         if isinstance(predict_keys, str):

@@ -1,0 +1,136 @@
+"""model_dir in the tf.estimator layout: TF1 names, cadence, retention, resume, mismatch."""
+
+import os
+
+import numpy as np
+import pytest
+import tensorflow.compat.v1 as tf
+from helpers import classifier_model_fn, dataset_input_fn
+
+import keras_estimator as estimator
+
+
+def checkpoint_steps(model_dir):
+    state = tf.train.get_checkpoint_state(str(model_dir))
+    return [int(p.rsplit("-", 1)[1]) for p in state.all_model_checkpoint_paths]
+
+
+def test_layout_names_and_cadence(tmp_path, toy_data):
+    x, y = toy_data
+    config = estimator.RunConfig(
+        model_dir=str(tmp_path), save_checkpoints_steps=10, keep_checkpoint_max=3
+    )
+    est = estimator.Estimator(classifier_model_fn, config=config, params={})
+    est.train(dataset_input_fn(x, y, 16, repeat=True), steps=25)
+    # a checkpoint when training starts fresh, every 10 steps, and at the end; newest 3 kept
+    assert checkpoint_steps(tmp_path) == [10, 20, 25]
+    files = set(os.listdir(tmp_path))
+    assert "checkpoint" in files
+    assert {"model.ckpt-25.index", "model.ckpt-25.data-00000-of-00001"} <= files
+    assert not [f for f in files if f.startswith("model.ckpt-0.")]  # garbage-collected
+    names = dict(tf.train.list_variables(str(tmp_path)))
+    assert names["global_step"] == []
+    assert names["dense/kernel"] == [8, 16]
+    assert {"dense/kernel/Adam", "dense/kernel/Adam_1", "beta1_power", "beta2_power",
+            "dense_1/bias"} <= set(names)
+    assert tf.train.load_variable(str(tmp_path), "global_step") == 25
+    # retention continues across train() calls; the cadence counts from the last save
+    est.train(dataset_input_fn(x, y, 16, repeat=True), steps=10)
+    assert checkpoint_steps(tmp_path) == [20, 25, 35]
+
+
+def test_time_based_checkpoints_default(tmp_path, toy_data):
+    x, y = toy_data
+    est = estimator.Estimator(classifier_model_fn, model_dir=str(tmp_path), params={})
+    est.train(dataset_input_fn(x, y, 16, repeat=True), steps=30)
+    # 600 s default: only the first and the final checkpoints of a short run
+    assert checkpoint_steps(tmp_path) == [0, 30]
+
+
+def test_new_estimator_resumes_from_latest_checkpoint(tmp_path, toy_data):
+    x, y = toy_data
+    first = estimator.Estimator(classifier_model_fn, model_dir=str(tmp_path), params={})
+    first.train(dataset_input_fn(x, y, 16, repeat=True), steps=40)
+    result = first.evaluate(dataset_input_fn(x, y, 64))
+    kernel = first.get_variable_value("dense/kernel")
+    second = estimator.Estimator(classifier_model_fn, model_dir=str(tmp_path), params={})
+    assert second.evaluate(dataset_input_fn(x, y, 64)) == pytest.approx(result)
+    second.train(dataset_input_fn(x, y, 16, repeat=True), steps=1)
+    assert second.get_variable_value("global_step") == 41
+    assert not np.allclose(second.get_variable_value("dense/kernel"), kernel)
+
+
+def test_evaluate_an_older_checkpoint_path(tmp_path, toy_data):
+    x, y = toy_data
+    config = estimator.RunConfig(model_dir=str(tmp_path), save_checkpoints_steps=5)
+    est = estimator.Estimator(classifier_model_fn, config=config, params={})
+    est.train(dataset_input_fn(x, y, 16, repeat=True), steps=10)
+    old = est.evaluate(dataset_input_fn(x, y, 64), checkpoint_path=str(tmp_path / "model.ckpt-5"))
+    assert old["global_step"] == 5
+    assert est.evaluate(dataset_input_fn(x, y, 64))["global_step"] == 10
+
+
+def test_seed_makes_runs_repeatable(tmp_path, toy_data):
+    x, y = toy_data
+
+    def run(name, seed):
+        config = estimator.RunConfig(model_dir=str(tmp_path / name), tf_random_seed=seed)
+        est = estimator.Estimator(classifier_model_fn, config=config, params={})
+        est.train(dataset_input_fn(x, y, 16, repeat=True, shuffle=True), steps=20)
+        return est.get_variable_value("dense/kernel"), est.evaluate(dataset_input_fn(x, y, 64))["loss"]
+
+    kernel_a, loss_a = run("a", 7)
+    kernel_b, loss_b = run("b", 7)
+    kernel_c, _ = run("c", 8)
+    np.testing.assert_array_equal(kernel_a, kernel_b)
+    assert loss_a == loss_b
+    assert not np.allclose(kernel_a, kernel_c)
+
+
+def test_checkpoint_of_a_different_model_names_the_variables(tmp_path, toy_data):
+    x, y = toy_data
+    est = estimator.Estimator(classifier_model_fn, model_dir=str(tmp_path), params={"hidden": 16})
+    est.train(dataset_input_fn(x, y, 16, repeat=True), steps=3)
+    before = sorted(os.listdir(tmp_path))
+
+    wider = estimator.Estimator(classifier_model_fn, model_dir=str(tmp_path), params={"hidden": 32})
+    with pytest.raises(ValueError, match=r"dense/kernel: checkpoint has float32\[8, 16\], model_fn creates float32\[8, 32\]"):
+        wider.train(dataset_input_fn(x, y, 16, repeat=True), steps=3)
+
+    def other_model_fn(features, labels, mode):
+        w = tf.get_variable("other/w", [8, 3])
+        logits = tf.matmul(features["x"], w)
+        loss = tf.losses.sparse_softmax_cross_entropy(labels, logits)
+        return estimator.EstimatorSpec(mode, loss=loss, train_op=tf.train.GradientDescentOptimizer(0.1).minimize(loss))
+
+    other = estimator.Estimator(other_model_fn, model_dir=str(tmp_path))
+    with pytest.raises(ValueError, match=r"not in the checkpoint: \['other/w'\]"):
+        other.evaluate(dataset_input_fn(x, y, 64))
+    assert sorted(os.listdir(tmp_path)) == before  # nothing written
+    est.train(dataset_input_fn(x, y, 16, repeat=True), steps=2)  # still resumable
+    assert est.get_variable_value("global_step") == 5
+
+
+def test_resumes_a_model_dir_written_by_a_tf1_graph_mode_saver(tmp_path, toy_data):
+    """A checkpoint made the way tf.estimator made it (graph mode, tf.train.Saver)."""
+    x, y = toy_data
+    with tf.Graph().as_default():
+        global_step = tf.train.create_global_step()
+        features = {"x": tf.constant(x)}
+        spec = classifier_model_fn(features, tf.constant(y), estimator.ModeKeys.TRAIN, {"lr": 0.05})
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            for _ in range(30):
+                sess.run(spec.train_op)
+            assert sess.run(global_step) == 30
+            tf.train.Saver().save(sess, str(tmp_path / "model.ckpt"), global_step=30)
+            kernel_var = [v for v in tf.global_variables() if v.op.name == "dense/kernel"][0]
+            kernel = sess.run(kernel_var)
+    est = estimator.Estimator(classifier_model_fn, model_dir=str(tmp_path), params={})
+    result = est.evaluate(dataset_input_fn(x, y, 64))
+    assert result["global_step"] == 30
+    assert result["accuracy"] > 0.6
+    # the values were restored by name into the engine's variables
+    np.testing.assert_array_equal(est.keras_model._store.variables["dense/kernel"].numpy(), kernel)
+    est.train(dataset_input_fn(x, y, 16, repeat=True), steps=5)
+    assert est.get_variable_value("global_step") == 35
