@@ -6,10 +6,6 @@ Example:
     >>> est = estimator.Estimator(model_fn, model_dir="runs/a")
 """
 
-import os as _os
-
-_os.environ.setdefault("KERAS_BACKEND", "tensorflow")
-
 from keras_estimator._environment import check_environment as _check_environment  # noqa: E402
 
 _check_environment()

@@ -22,6 +22,10 @@ def check_environment() -> None:
             "keras_estimator runs on Keras 3, but TF_USE_LEGACY_KERAS is set, which turns "
             "tf.keras into Keras 2 (tf_keras). Unset TF_USE_LEGACY_KERAS and start a new process."
         )
+    requested = os.environ.get("KERAS_BACKEND")
+    if requested and requested != "tensorflow":
+        # Checked before importing keras: importing it with another backend can itself fail.
+        _wrong_backend(requested)
     import tensorflow as tf
 
     if _version_tuple(tf.__version__) < MIN_TF:
@@ -39,7 +43,12 @@ def check_environment() -> None:
         )
     backend = keras.backend.backend()
     if backend != "tensorflow":
-        raise ImportError(
-            f"keras_estimator needs the TensorFlow Keras backend; the active backend is "
-            f"{backend!r}. Fix: set KERAS_BACKEND=tensorflow before importing keras."
-        )
+        _wrong_backend(backend)
+
+
+def _wrong_backend(backend: str) -> None:
+    raise ImportError(
+        f"keras_estimator needs the TensorFlow Keras backend; the active backend is "
+        f"{backend!r}. Fix: set KERAS_BACKEND=tensorflow (or \"backend\": \"tensorflow\" in "
+        "~/.keras/keras.json) before importing keras."
+    )

@@ -68,8 +68,15 @@ def _validate_loss(loss: Any, mode: str) -> Any:
     if not _is_tensor(loss):
         raise TypeError(f"loss must be Tensor, given: {loss}")
     shape = loss.shape
-    if shape.num_elements() not in (None, 1):
-        raise ValueError(f"Loss must be scalar, given: {loss}")
+    # tf.estimator let a loss of shape [None, 1] through and failed inside the session;
+    # a known rank with a dimension that is not 1 is reported here instead.
+    if shape.num_elements() not in (None, 1) or (
+        shape.rank is not None and shape.num_elements() is None
+    ):
+        raise ValueError(
+            f"Loss must be scalar, given: {loss} (shape {shape}). Expected a scalar or shape "
+            "[1]; reduce it, e.g. with tf.reduce_mean(loss)."
+        )
     _check_graph(loss, "loss", getattr(loss, "name", loss))
     if not shape.is_compatible_with(tf.TensorShape([])):
         loss = tf.reshape(loss, [])

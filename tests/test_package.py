@@ -1,0 +1,46 @@
+"""The package as a user meets it: the demo command, the import-time checks, the namespace."""
+
+import os
+import subprocess
+import sys
+
+import keras_estimator
+
+
+def run_python(args, env_extra=None, timeout=300):
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
+    env.update(env_extra or {})
+    return subprocess.run(
+        [sys.executable, *args], capture_output=True, text=True, env=env, timeout=timeout
+    )
+
+
+def test_public_namespace():
+    assert set(keras_estimator.__all__) >= {"Estimator", "EstimatorSpec", "ModeKeys", "RunConfig"}
+    assert keras_estimator.__version__
+
+
+def test_demo_command_trains_evaluates_and_predicts(tmp_path):
+    result = run_python(
+        ["-m", "keras_estimator", "demo", "--steps", "300", "--model-dir", str(tmp_path)]
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    out = result.stdout
+    assert "training         300 steps" in out
+    accuracy = float(out.split("eval accuracy")[1].split()[0])
+    assert accuracy > 0.8
+    assert (tmp_path / "checkpoint").exists()
+    assert "model.ckpt-300" in out
+
+
+def test_import_fails_clearly_on_another_keras_backend():
+    result = run_python(["-c", "import keras_estimator"], {"KERAS_BACKEND": "numpy"})
+    assert result.returncode != 0
+    assert "keras_estimator needs the TensorFlow Keras backend" in result.stderr
+    assert "KERAS_BACKEND=tensorflow" in result.stderr
+
+
+def test_import_fails_clearly_with_legacy_keras_switch():
+    result = run_python(["-c", "import keras_estimator"], {"TF_USE_LEGACY_KERAS": "1"})
+    assert result.returncode != 0
+    assert "Unset TF_USE_LEGACY_KERAS" in result.stderr
