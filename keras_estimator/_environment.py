@@ -49,6 +49,6 @@ def check_environment() -> None:
 def _wrong_backend(backend: str) -> None:
     raise ImportError(
         f"keras_estimator needs the TensorFlow Keras backend; the active backend is "
-        f"{backend!r}. Fix: set KERAS_BACKEND=tensorflow (or \"backend\": \"tensorflow\" in "
+        f'{backend!r}. Fix: set KERAS_BACKEND=tensorflow (or "backend": "tensorflow" in '
         "~/.keras/keras.json) before importing keras."
     )

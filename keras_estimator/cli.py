@@ -12,7 +12,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="keras-estimator", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     demo = sub.add_parser("demo", help="train, evaluate and predict on the bundled digits data")
-    demo.add_argument("--model-dir", default=None, help="where checkpoints go (default: a temp dir)")
+    demo.add_argument(
+        "--model-dir", default=None, help="where checkpoints go (default: a temp dir)"
+    )
     demo.add_argument("--steps", type=int, default=2000, help="training steps (default 2000)")
     demo.add_argument("--verbose", action="store_true", help="show the INFO log lines")
     args = parser.parse_args(argv)

@@ -1,4 +1,4 @@
-"""Estimator: train / evaluate / predict a model_fn on Keras 3, with tf.estimator 2.15's contract."""
+"""Estimator: train / evaluate / predict a model_fn on Keras 3 (tf.estimator 2.15 contract)."""
 
 from __future__ import annotations
 
@@ -296,7 +296,9 @@ class Estimator:
             if ran and step - last_log_step >= log_every or (ran and step % log_every == 0):
                 logger.info("loss = %s, step = %d", loss, step)
                 if now > last_log_time and step > last_log_step:
-                    logger.info("global_step/sec: %g", (step - last_log_step) / (now - last_log_time))
+                    logger.info(
+                        "global_step/sec: %g", (step - last_log_step) / (now - last_log_time)
+                    )
                 last_log_time, last_log_step = now, step
             due = (save_steps and step - last_saved >= save_steps) or (
                 save_secs and now - last_save_time >= save_secs
@@ -371,7 +373,7 @@ class Estimator:
         checkpoint_path: str | None = None,
         yield_single_examples: bool = True,
     ) -> Iterator[Any]:
-        """Yields predictions for `input_fn`'s features, lazily, one example (or batch) at a time."""
+        """Yields predictions for `input_fn`'s features lazily, one example (or batch) at a time."""
         if hooks:
             raise NotImplementedError("hooks= arrive with the training-services work.")
         checkpoint = self._checkpoint_for(checkpoint_path, "predict")

@@ -71,7 +71,10 @@ def _call_with_recovered_iterators(input_fn: Callable, kwargs: dict) -> tuple[An
         (tf.compat.v1.data, "make_initializable_iterator", make),
     ]
     with _patch_lock:
-        saved = [(owner, attr, owner.__dict__.get(attr, getattr(owner, attr))) for owner, attr, _ in targets]
+        saved = [
+            (owner, attr, owner.__dict__.get(attr, getattr(owner, attr)))
+            for owner, attr, _ in targets
+        ]
         try:
             for owner, attr, replacement in targets:
                 setattr(owner, attr, replacement)

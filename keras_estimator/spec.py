@@ -13,7 +13,7 @@ from keras_estimator.mode_keys import ModeKeys
 _DEFAULT_GRAPH_ERROR = (
     '{0} with "{1}" must be from the default graph. Possible causes of this error include: '
     "\n\n1) {0} was created outside the context of the default graph.\n\n2) The object passed "
-    "through to EstimatorSpec was not created in the most recent call to \"model_fn\"."
+    'through to EstimatorSpec was not created in the most recent call to "model_fn".'
 )
 
 _FIELDS = [

@@ -41,7 +41,11 @@ def _weights(features):
     [
         (None, None, "model_fn must be provided to Estimator."),
         (lambda labels, mode: None, None, "must include features argument"),
-        (lambda features, labels, mode, batch_size: None, None, r"not expected args: \['batch_size'\]"),
+        (
+            lambda features, labels, mode, batch_size: None,
+            None,
+            r"not expected args: \['batch_size'\]",
+        ),
         (lambda features, labels, mode: None, {"lr": 1}, "does not include params argument"),
     ],
 )
@@ -73,17 +77,25 @@ def test_model_fn_must_return_an_estimator_spec(tmp_path, returned):
     [
         pytest.param(
             lambda mode, out: estimator.EstimatorSpec(mode, train_op=tf.no_op()),
-            ValueError, "Missing loss.", id="train_without_loss",
+            ValueError,
+            "Missing loss.",
+            id="train_without_loss",
         ),
         pytest.param(
             lambda mode, out: estimator.EstimatorSpec(mode, loss=tf.reduce_mean(out)),
-            ValueError, "Missing train_op.", id="train_without_train_op",
+            ValueError,
+            "Missing train_op.",
+            id="train_without_train_op",
         ),
         pytest.param(
             lambda mode, out: estimator.EstimatorSpec(
-                mode, loss=out, train_op=tf.train.GradientDescentOptimizer(0.1).minimize(tf.reduce_mean(out))
+                mode,
+                loss=out,
+                train_op=tf.train.GradientDescentOptimizer(0.1).minimize(tf.reduce_mean(out)),
             ),
-            ValueError, "Loss must be scalar", id="non_scalar_loss",
+            ValueError,
+            "Loss must be scalar",
+            id="non_scalar_loss",
         ),
     ],
 )
@@ -109,7 +121,9 @@ def test_predict_spec_without_predictions(tmp_path):
 
 def test_scalar_predictions_cannot_be_split_into_examples(tmp_path):
     def model_fn(features, labels, mode):
-        return estimator.EstimatorSpec(mode, predictions={"total": tf.reduce_sum(_weights(features))})
+        return estimator.EstimatorSpec(
+            mode, predictions={"total": tf.reduce_sum(_weights(features))}
+        )
 
     est = estimator.Estimator(model_fn, model_dir=str(tmp_path))
     predict_fn = lambda: tf.data.Dataset.from_tensor_slices({"x": X}).batch(4)  # noqa: E731
@@ -121,16 +135,38 @@ def test_scalar_predictions_cannot_be_split_into_examples(tmp_path):
 @pytest.mark.parametrize(
     "metric_ops, error, message",
     [
-        pytest.param(lambda out: [tf.metrics.mean(out)], TypeError, "eval_metric_ops must be a dict", id="list"),
-        pytest.param(lambda out: {"m": tf.reduce_mean(out)}, TypeError, "must be \\(metric_value, update_op\\) tuples", id="tensor"),
-        pytest.param(lambda out: {"m": (1.0, 2.0)}, TypeError, "must be \\(metric_value, update_op\\) tuples", id="floats"),
-        pytest.param(lambda out: {"m": tf.metrics.mean(out) + (1,)}, TypeError, "must be \\(metric_value, update_op\\) tuples", id="triple"),
+        pytest.param(
+            lambda out: [tf.metrics.mean(out)],
+            TypeError,
+            "eval_metric_ops must be a dict",
+            id="list",
+        ),
+        pytest.param(
+            lambda out: {"m": tf.reduce_mean(out)},
+            TypeError,
+            "must be \\(metric_value, update_op\\) tuples",
+            id="tensor",
+        ),
+        pytest.param(
+            lambda out: {"m": (1.0, 2.0)},
+            TypeError,
+            "must be \\(metric_value, update_op\\) tuples",
+            id="floats",
+        ),
+        pytest.param(
+            lambda out: {"m": tf.metrics.mean(out) + (1,)},
+            TypeError,
+            "must be \\(metric_value, update_op\\) tuples",
+            id="triple",
+        ),
     ],
 )
 def test_malformed_eval_metric_ops(tmp_path, metric_ops, error, message):
     def model_fn(features, labels, mode):
         out = _weights(features)
-        return estimator.EstimatorSpec(mode, loss=tf.reduce_mean(out), eval_metric_ops=metric_ops(out))
+        return estimator.EstimatorSpec(
+            mode, loss=tf.reduce_mean(out), eval_metric_ops=metric_ops(out)
+        )
 
     est = estimator.Estimator(model_fn, model_dir=str(tmp_path))
     with pytest.raises(error, match=message):
@@ -155,7 +191,9 @@ def test_a_failing_train_keeps_the_previous_checkpoint_resumable(tmp_path):
         if broken["on"]:
             raise RuntimeError("model_fn bug")
         loss = tf.reduce_mean(out)
-        train_op = tf.train.GradientDescentOptimizer(0.01).minimize(loss, tf.train.get_global_step())
+        train_op = tf.train.GradientDescentOptimizer(0.01).minimize(
+            loss, tf.train.get_global_step()
+        )
         return estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
 
     estimator.Estimator(model_fn, model_dir=str(tmp_path)).train(train_fn, steps=3)

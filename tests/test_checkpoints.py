@@ -31,8 +31,13 @@ def test_layout_names_and_cadence(tmp_path, toy_data):
     names = dict(tf.train.list_variables(str(tmp_path)))
     assert names["global_step"] == []
     assert names["dense/kernel"] == [8, 16]
-    assert {"dense/kernel/Adam", "dense/kernel/Adam_1", "beta1_power", "beta2_power",
-            "dense_1/bias"} <= set(names)
+    assert {
+        "dense/kernel/Adam",
+        "dense/kernel/Adam_1",
+        "beta1_power",
+        "beta2_power",
+        "dense_1/bias",
+    } <= set(names)
     assert tf.train.load_variable(str(tmp_path), "global_step") == 25
     # retention continues across train() calls; the cadence counts from the last save
     est.train(dataset_input_fn(x, y, 16, repeat=True), steps=10)
@@ -77,7 +82,9 @@ def test_seed_makes_runs_repeatable(tmp_path, toy_data):
         config = estimator.RunConfig(model_dir=str(tmp_path / name), tf_random_seed=seed)
         est = estimator.Estimator(classifier_model_fn, config=config, params={})
         est.train(dataset_input_fn(x, y, 16, repeat=True, shuffle=True), steps=20)
-        return est.get_variable_value("dense/kernel"), est.evaluate(dataset_input_fn(x, y, 64))["loss"]
+        return est.get_variable_value("dense/kernel"), est.evaluate(dataset_input_fn(x, y, 64))[
+            "loss"
+        ]
 
     kernel_a, loss_a = run("a", 7)
     kernel_b, loss_b = run("b", 7)
@@ -94,14 +101,19 @@ def test_checkpoint_of_a_different_model_names_the_variables(tmp_path, toy_data)
     before = sorted(os.listdir(tmp_path))
 
     wider = estimator.Estimator(classifier_model_fn, model_dir=str(tmp_path), params={"hidden": 32})
-    with pytest.raises(ValueError, match=r"dense/kernel: checkpoint has float32\[8, 16\], model_fn creates float32\[8, 32\]"):
+    with pytest.raises(
+        ValueError,
+        match=r"dense/kernel: checkpoint has float32\[8, 16\], model_fn creates float32\[8, 32\]",
+    ):
         wider.train(dataset_input_fn(x, y, 16, repeat=True), steps=3)
 
     def other_model_fn(features, labels, mode):
         w = tf.get_variable("other/w", [8, 3])
         logits = tf.matmul(features["x"], w)
         loss = tf.losses.sparse_softmax_cross_entropy(labels, logits)
-        return estimator.EstimatorSpec(mode, loss=loss, train_op=tf.train.GradientDescentOptimizer(0.1).minimize(loss))
+        return estimator.EstimatorSpec(
+            mode, loss=loss, train_op=tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+        )
 
     other = estimator.Estimator(other_model_fn, model_dir=str(tmp_path))
     with pytest.raises(ValueError, match=r"not in the checkpoint: \['other/w'\]"):

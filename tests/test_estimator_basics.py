@@ -19,7 +19,10 @@ def test_headline_example_trains_evaluates_predicts(tmp_path, digits):
         model_dir=str(tmp_path),
         params={"lr": 1e-2, "hidden": 64, "n_classes": 10},
     )
-    assert est.train(dataset_input_fn(x_train, y_train, 64, repeat=True, shuffle=True), max_steps=600) is est
+    assert (
+        est.train(dataset_input_fn(x_train, y_train, 64, repeat=True, shuffle=True), max_steps=600)
+        is est
+    )
     result = est.evaluate(dataset_input_fn(x_test, y_test, 100))
     assert set(result) == {"accuracy", "loss", "global_step"}
     assert result["global_step"] == 600

@@ -13,8 +13,10 @@ def sum_model_fn(features, labels, mode):
     """Evaluates to the mean of features["x"] and labels over all examples seen."""
     tf.get_variable("w", [], initializer=tf.zeros_initializer())
     x = tf.reshape(tf.cast(features["x"], tf.float32), [-1])
-    metrics = {"x_mean": tf.metrics.mean(x), "x_count": tf.metrics.true_positives(
-        tf.ones_like(x, tf.bool), tf.ones_like(x, tf.bool))}
+    metrics = {
+        "x_mean": tf.metrics.mean(x),
+        "x_count": tf.metrics.true_positives(tf.ones_like(x, tf.bool), tf.ones_like(x, tf.bool)),
+    }
     if labels is not None:
         metrics["label_mean"] = tf.metrics.mean(tf.cast(labels, tf.float32))
     if mode == estimator.ModeKeys.PREDICT:
@@ -51,14 +53,18 @@ def test_input_fn_gets_only_the_arguments_it_names(tmp_path):
         return tf.data.Dataset.from_tensor_slices(({"x": X}, Y)).batch(5)
 
     assert evaluate(no_args, tmp_path / "b")["x_count"] == 20
-    partial = functools.partial(lambda data, mode: data.batch(4), tf.data.Dataset.from_tensor_slices(({"x": X}, Y)))
+    partial = functools.partial(
+        lambda data, mode: data.batch(4), tf.data.Dataset.from_tensor_slices(({"x": X}, Y))
+    )
     assert evaluate(partial, tmp_path / "c")["x_count"] == 20
 
 
 @pytest.mark.parametrize(
     "make",
     [
-        pytest.param(lambda: tf.data.Dataset.from_tensor_slices(({"x": X}, Y)).batch(6), id="dataset_pair"),
+        pytest.param(
+            lambda: tf.data.Dataset.from_tensor_slices(({"x": X}, Y)).batch(6), id="dataset_pair"
+        ),
         pytest.param(lambda: ({"x": tf.constant(X)}, tf.constant(Y)), id="tensor_tuple"),
         pytest.param(
             lambda: tf.data.make_one_shot_iterator(
@@ -67,7 +73,12 @@ def test_input_fn_gets_only_the_arguments_it_names(tmp_path):
             id="compat_v1_one_shot_iterator",
         ),
         pytest.param(
-            lambda: tf.data.Dataset.from_tensor_slices(({"x": X}, Y)).batch(6).make_one_shot_iterator().get_next(),
+            lambda: (
+                tf.data.Dataset.from_tensor_slices(({"x": X}, Y))
+                .batch(6)
+                .make_one_shot_iterator()
+                .get_next()
+            ),
             id="dataset_method_one_shot_iterator",
         ),
         pytest.param(
@@ -116,17 +127,26 @@ def test_tfrecord_pipeline_with_v1_parsing(tmp_path):
     images = (np.arange(10 * 4) % 7).astype(np.uint8).reshape(10, 4)
     with tf.io.TFRecordWriter(path) as writer:
         for image, label in zip(images, range(10)):
-            example = tf.train.Example(features=tf.train.Features(feature={
-                "image": tf.train.Feature(bytes_list=tf.train.BytesList(value=[image.tobytes()])),
-                "label": tf.train.Feature(int64_list=tf.train.Int64List(value=[label])),
-            }))
+            example = tf.train.Example(
+                features=tf.train.Features(
+                    feature={
+                        "image": tf.train.Feature(
+                            bytes_list=tf.train.BytesList(value=[image.tobytes()])
+                        ),
+                        "label": tf.train.Feature(int64_list=tf.train.Int64List(value=[label])),
+                    }
+                )
+            )
             writer.write(example.SerializeToString())
 
     def parse(serialized):
-        parsed = tf.parse_single_example(serialized, {
-            "image": tf.FixedLenFeature([], tf.string),
-            "label": tf.FixedLenFeature([], tf.int64),
-        })
+        parsed = tf.parse_single_example(
+            serialized,
+            {
+                "image": tf.FixedLenFeature([], tf.string),
+                "label": tf.FixedLenFeature([], tf.int64),
+            },
+        )
         image = tf.cast(tf.decode_raw(parsed["image"], tf.uint8), tf.float32)
         return {"x": tf.reshape(image, [4])}, parsed["label"]
 
@@ -143,7 +163,9 @@ def test_features_only_dataset_and_predict(tmp_path):
     est = estimator.Estimator(sum_model_fn, model_dir=str(tmp_path))
     result = est.evaluate(lambda: tf.data.Dataset.from_tensor_slices({"x": X}).batch(7))
     assert "label_mean" not in result and result["x_count"] == 20
-    values = [p["x"] for p in est.predict(lambda: tf.data.Dataset.from_tensor_slices({"x": X}).batch(7))]
+    values = [
+        p["x"] for p in est.predict(lambda: tf.data.Dataset.from_tensor_slices({"x": X}).batch(7))
+    ]
     np.testing.assert_allclose(values, X)
 
 
@@ -155,10 +177,14 @@ def test_features_only_dataset_and_predict(tmp_path):
         pytest.param(lambda: None, "input_fn returned None", id="none"),
         pytest.param(lambda: [1, 2, 3], "of 3 elements", id="python_list"),
         pytest.param(
-            lambda: ({"x": tf.zeros([4, 1])}, tf.zeros([5])), "different batch sizes", id="batch_mismatch"
+            lambda: ({"x": tf.zeros([4, 1])}, tf.zeros([5])),
+            "different batch sizes",
+            id="batch_mismatch",
         ),
         pytest.param(
-            lambda: tf.data.Dataset.from_tensor_slices((X, Y, Y)), "tuples of 3", id="dataset_of_triples"
+            lambda: tf.data.Dataset.from_tensor_slices((X, Y, Y)),
+            "tuples of 3",
+            id="dataset_of_triples",
         ),
     ],
 )
@@ -186,6 +212,10 @@ def test_labels_returned_but_model_fn_takes_none(tmp_path):
         return estimator.EstimatorSpec(mode, loss=tf.reduce_mean(features["x"]))
 
     est = estimator.Estimator(model_fn, model_dir=str(tmp_path))
-    with pytest.raises(ValueError, match="model_fn does not take labels, but input_fn returns labels."):
+    with pytest.raises(
+        ValueError, match="model_fn does not take labels, but input_fn returns labels."
+    ):
         est.evaluate(lambda: tf.data.Dataset.from_tensor_slices(({"x": X}, Y)).batch(4))
-    assert est.evaluate(lambda: tf.data.Dataset.from_tensor_slices({"x": X}).batch(4))["loss"] == pytest.approx(X.mean())
+    assert est.evaluate(lambda: tf.data.Dataset.from_tensor_slices({"x": X}).batch(4))[
+        "loss"
+    ] == pytest.approx(X.mean())

@@ -23,26 +23,65 @@ def test_mode_keys():
     "build, error, message",
     [
         (lambda: EstimatorSpec(ModeKeys.TRAIN, train_op=tf.no_op()), ValueError, "Missing loss."),
-        (lambda: EstimatorSpec(ModeKeys.TRAIN, loss=tf.constant(1.0)), ValueError, "Missing train_op."),
+        (
+            lambda: EstimatorSpec(ModeKeys.TRAIN, loss=tf.constant(1.0)),
+            ValueError,
+            "Missing train_op.",
+        ),
         (lambda: EstimatorSpec(ModeKeys.EVAL), ValueError, "Missing loss."),
         (lambda: EstimatorSpec(ModeKeys.PREDICT), ValueError, "Missing predictions."),
-        (lambda: EstimatorSpec(ModeKeys.EVAL, loss=tf.ones([2])), ValueError, "Loss must be scalar"),
+        (
+            lambda: EstimatorSpec(ModeKeys.EVAL, loss=tf.ones([2])),
+            ValueError,
+            "Loss must be scalar",
+        ),
         (lambda: EstimatorSpec(ModeKeys.EVAL, loss=1.0), TypeError, "loss must be Tensor"),
-        (lambda: EstimatorSpec(ModeKeys.TRAIN, loss=tf.constant(1.0), train_op="op"), TypeError,
-         "train_op must be Operation or Tensor"),
-        (lambda: EstimatorSpec(ModeKeys.PREDICT, predictions={"a": 1}), TypeError,
-         r"predictions\[a\] must be Tensor"),
-        (lambda: EstimatorSpec(ModeKeys.EVAL, loss=tf.constant(1.0), eval_metric_ops=[1]), TypeError,
-         "eval_metric_ops must be a dict"),
-        (lambda: EstimatorSpec(ModeKeys.EVAL, loss=tf.constant(1.0), eval_metric_ops={"m": tf.constant(1.0)}),
-         TypeError, r"must be \(metric_value, update_op\) tuples"),
-        (lambda: EstimatorSpec(ModeKeys.EVAL, loss=tf.constant(1.0), eval_metric_ops={"m": (1, 2)}),
-         TypeError, r"must be \(metric_value, update_op\) tuples"),
-        (lambda: EstimatorSpec(ModeKeys.EVAL, loss=tf.constant(1.0), evaluation_hooks=[object()]),
-         TypeError, "All hooks must be SessionRunHook instances"),
-        (lambda: EstimatorSpec(ModeKeys.EVAL, loss=tf.constant(1.0), scaffold=object()), TypeError,
-         "scaffold must be tf.train.Scaffold"),
-        (lambda: EstimatorSpec("training", loss=tf.constant(1.0)), ValueError, "mode must be one of"),
+        (
+            lambda: EstimatorSpec(ModeKeys.TRAIN, loss=tf.constant(1.0), train_op="op"),
+            TypeError,
+            "train_op must be Operation or Tensor",
+        ),
+        (
+            lambda: EstimatorSpec(ModeKeys.PREDICT, predictions={"a": 1}),
+            TypeError,
+            r"predictions\[a\] must be Tensor",
+        ),
+        (
+            lambda: EstimatorSpec(ModeKeys.EVAL, loss=tf.constant(1.0), eval_metric_ops=[1]),
+            TypeError,
+            "eval_metric_ops must be a dict",
+        ),
+        (
+            lambda: EstimatorSpec(
+                ModeKeys.EVAL, loss=tf.constant(1.0), eval_metric_ops={"m": tf.constant(1.0)}
+            ),
+            TypeError,
+            r"must be \(metric_value, update_op\) tuples",
+        ),
+        (
+            lambda: EstimatorSpec(
+                ModeKeys.EVAL, loss=tf.constant(1.0), eval_metric_ops={"m": (1, 2)}
+            ),
+            TypeError,
+            r"must be \(metric_value, update_op\) tuples",
+        ),
+        (
+            lambda: EstimatorSpec(
+                ModeKeys.EVAL, loss=tf.constant(1.0), evaluation_hooks=[object()]
+            ),
+            TypeError,
+            "All hooks must be SessionRunHook instances",
+        ),
+        (
+            lambda: EstimatorSpec(ModeKeys.EVAL, loss=tf.constant(1.0), scaffold=object()),
+            TypeError,
+            "scaffold must be tf.train.Scaffold",
+        ),
+        (
+            lambda: EstimatorSpec("training", loss=tf.constant(1.0)),
+            ValueError,
+            "mode must be one of",
+        ),
     ],
 )
 def test_invalid_specs_raise_tf_estimator_errors(build, error, message):
@@ -120,10 +159,15 @@ def test_run_config_replace_rejects_unknown_properties():
 
 
 def test_run_config_reads_tf_config(monkeypatch):
-    monkeypatch.setenv("TF_CONFIG", json.dumps({
-        "cluster": {"chief": ["h:1"], "worker": ["h:2", "h:3"], "ps": ["h:4"]},
-        "task": {"type": "worker", "index": 1},
-    }))
+    monkeypatch.setenv(
+        "TF_CONFIG",
+        json.dumps(
+            {
+                "cluster": {"chief": ["h:1"], "worker": ["h:2", "h:3"], "ps": ["h:4"]},
+                "task": {"type": "worker", "index": 1},
+            }
+        ),
+    )
     config = RunConfig()
     assert (config.task_type, config.task_id, config.is_chief) == ("worker", 1, False)
     assert config.num_ps_replicas == 1 and config.num_worker_replicas == 3
@@ -140,6 +184,8 @@ def test_estimator_config_and_model_dir_rules(tmp_path):
     with pytest.raises(ValueError, match="config must be an instance of `RunConfig`"):
         estimator.Estimator(model_fn, config={"model_dir": "x"})
     with pytest.raises(ValueError, match="are set both in constructor and `RunConfig`"):
-        estimator.Estimator(model_fn, model_dir=str(tmp_path / "a"), config=RunConfig(model_dir=str(tmp_path / "b")))
+        estimator.Estimator(
+            model_fn, model_dir=str(tmp_path / "a"), config=RunConfig(model_dir=str(tmp_path / "b"))
+        )
     est = estimator.Estimator(model_fn, config=RunConfig(model_dir=str(tmp_path / "c")))
     assert est.model_dir == str(tmp_path / "c")

@@ -215,7 +215,10 @@ def test_train_op_built_in_eval_and_predict_mode_does_not_run(tmp_path):
             loss, global_step=tf.train.get_global_step()
         )
         return estimator.EstimatorSpec(
-            mode, predictions=pred, loss=loss, train_op=train_op,
+            mode,
+            predictions=pred,
+            loss=loss,
+            train_op=train_op,
             eval_metric_ops={"mean": tf.metrics.mean(pred)},
         )
 

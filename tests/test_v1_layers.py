@@ -29,10 +29,25 @@ def test_reachable_as_tf_compat_v1_layers_without_tf_keras():
     assert v1.layers.Dense is ke_layers.Dense
     assert v1.layers.batch_normalization is ke_layers.batch_normalization
     for name in [
-        "dense", "dropout", "flatten", "conv1d", "conv2d", "conv3d", "conv2d_transpose",
-        "separable_conv2d", "max_pooling1d", "max_pooling2d", "average_pooling1d",
-        "average_pooling2d", "batch_normalization", "Conv2D", "MaxPooling2D", "Flatten",
-        "Dropout", "BatchNormalization", "Layer",
+        "dense",
+        "dropout",
+        "flatten",
+        "conv1d",
+        "conv2d",
+        "conv3d",
+        "conv2d_transpose",
+        "separable_conv2d",
+        "max_pooling1d",
+        "max_pooling2d",
+        "average_pooling1d",
+        "average_pooling2d",
+        "batch_normalization",
+        "Conv2D",
+        "MaxPooling2D",
+        "Flatten",
+        "Dropout",
+        "BatchNormalization",
+        "Layer",
     ]:
         assert callable(getattr(tf1.layers, name)), name
 
@@ -42,16 +57,25 @@ def test_dense_names_numerics_and_default_uniquification():
 
     def build():
         x = tf.constant(x_np)
-        a = v1.layers.dense(x, 4, kernel_initializer=v1.ones_initializer(),
-                            bias_initializer=v1.constant_initializer(0.5))
+        a = v1.layers.dense(
+            x,
+            4,
+            kernel_initializer=v1.ones_initializer(),
+            bias_initializer=v1.constant_initializer(0.5),
+        )
         b = v1.layers.dense(a, 2, activation=tf.nn.relu, use_bias=False)
         with v1.variable_scope("tower"):
             c = v1.layers.dense(x, 1, name="head")
         return a, b, c
 
     (a, _, c), variables = run_graph(build)
-    assert set(variables) == {"dense/kernel", "dense/bias", "dense_1/kernel", "tower/head/kernel",
-                              "tower/head/bias"}
+    assert set(variables) == {
+        "dense/kernel",
+        "dense/bias",
+        "dense_1/kernel",
+        "tower/head/kernel",
+        "tower/head/bias",
+    }
     np.testing.assert_allclose(a, x_np.sum(1, keepdims=True) * np.ones((1, 4)) + 0.5)
     assert c.shape == (2, 1)
 
@@ -116,14 +140,24 @@ def test_conv_pooling_flatten_shapes_and_names():
     outs, variables = run_graph(build)
     shapes = [o.shape for o in outs]
     assert shapes == [
-        (2, 8, 8, 4), (2, 4, 4, 4), (2, 4, 4, 4), (2, 8, 8, 5), (2, 6, 6, 6),
-        (2, 8, 7), (2, 4, 7), (2, 4, 7), (1, 3, 3, 3, 3), (2, 64),
+        (2, 8, 8, 4),
+        (2, 4, 4, 4),
+        (2, 4, 4, 4),
+        (2, 8, 8, 5),
+        (2, 6, 6, 6),
+        (2, 8, 7),
+        (2, 4, 7),
+        (2, 4, 7),
+        (1, 3, 3, 3, 3),
+        (2, 64),
     ]
     assert variables["conv2d/kernel"].shape == (3, 3, 3, 4)
     assert variables["conv2d_transpose/kernel"].shape == (3, 3, 5, 4)
     assert variables["separable_conv2d/depthwise_kernel"].shape == (3, 3, 3, 2)
     assert variables["separable_conv2d/pointwise_kernel"].shape == (1, 1, 6, 6)
-    assert {"conv1d/kernel", "conv3d/kernel", "conv2d/bias", "separable_conv2d/bias"} <= set(variables)
+    assert {"conv1d/kernel", "conv3d/kernel", "conv2d/bias", "separable_conv2d/bias"} <= set(
+        variables
+    )
 
 
 def test_conv2d_matches_a_hand_computed_convolution():
@@ -132,7 +166,9 @@ def test_conv2d_matches_a_hand_computed_convolution():
     kernel = rng.randn(3, 3, 2, 1).astype(np.float32)
 
     def build():
-        return v1.layers.conv2d(tf.constant(img), 1, 3, kernel_initializer=v1.constant_initializer(kernel))
+        return v1.layers.conv2d(
+            tf.constant(img), 1, 3, kernel_initializer=v1.constant_initializer(kernel)
+        )
 
     out, _ = run_graph(build)
     expected = np.zeros((3, 3))
@@ -169,7 +205,9 @@ def test_regularizers_land_in_regularization_losses():
     def build():
         x = tf.ones([2, 3])
         v1.layers.dense(
-            x, 2, kernel_initializer=v1.ones_initializer(),
+            x,
+            2,
+            kernel_initializer=v1.ones_initializer(),
             kernel_regularizer=lambda w: tf.reduce_sum(w),
             activity_regularizer=lambda a: tf.reduce_sum(a) * 0.0 + 1.0,
         )

@@ -23,4 +23,4 @@ def install_v1_layers() -> None:
     modules += [m for name, m in list(sys.modules.items()) if name.endswith("compat.v1")]
     for module in modules:
         if getattr(module, "__dict__", {}).get("layers") is not v1_layers:
-            setattr(module, "layers", v1_layers)
+            module.layers = v1_layers

@@ -59,9 +59,7 @@ def _local_writes(store: VariableStore) -> list[tf.Operation]:
     """Ops of the traced graph that write metric (local) variables: Keras metric updates."""
     graph = tf.compat.v1.get_default_graph()
     local_handles = {id(v.handle) for v in store.local_variables()}
-    internal = {
-        id(inner) for outer, inner in graph.captures if id(outer) in local_handles
-    }
+    internal = {id(inner) for outer, inner in graph.captures if id(outer) in local_handles}
     return [
         op
         for op in graph.get_operations()

@@ -108,9 +108,7 @@ class VariableStore:
         self._register(graph, variable, collections, kwargs.get("trainable"))
         return variable
 
-    def _create(
-        self, key: str, next_creator: Callable, kwargs: dict, restore: bool
-    ) -> tf.Variable:
+    def _create(self, key: str, next_creator: Callable, kwargs: dict, restore: bool) -> tf.Variable:
         initial_value = kwargs.get("initial_value")
         if not callable(initial_value) and isinstance(initial_value, tf.Tensor):
             if not tf.executing_eagerly() and not hasattr(initial_value, "numpy"):
@@ -133,7 +131,9 @@ class VariableStore:
                 self._restore(key, variable)
         return variable
 
-    def _register(self, graph: Any, variable: tf.Variable, collections: Any, trainable: Any) -> None:
+    def _register(
+        self, graph: Any, variable: tf.Variable, collections: Any, trainable: Any
+    ) -> None:
         """Adds the variable to the traced graph's collections, as TF1 would have."""
         seen = self._registered.setdefault(graph, set())
         if id(variable) in seen:

@@ -32,10 +32,20 @@ from keras_estimator.compat.layers.pooling import (
 
 # TF1 aliases.
 Convolution1D, Convolution2D, Convolution3D = Conv1D, Conv2D, Conv3D
-Conv2DTranspose = Conv2DTranspose
 Convolution2DTranspose = Conv2DTranspose
 SeparableConvolution2D = SeparableConv2D
 MaxPool1D, MaxPool2D, MaxPool3D = MaxPooling1D, MaxPooling2D, MaxPooling3D
 AvgPool1D, AvgPool2D, AvgPool3D = AveragePooling1D, AveragePooling2D, AveragePooling3D
 
-__all__ = [name for name in dir() if not name.startswith("_")]
+__all__ = [
+    "Layer", "Dense", "Dropout", "Flatten", "dense", "dropout", "flatten",
+    "Conv1D", "Conv2D", "Conv3D", "Conv2DTranspose", "SeparableConv2D",
+    "conv1d", "conv2d", "conv3d", "conv2d_transpose", "separable_conv2d",
+    "Convolution1D", "Convolution2D", "Convolution3D", "Convolution2DTranspose",
+    "SeparableConvolution2D",
+    "MaxPooling1D", "MaxPooling2D", "MaxPooling3D", "AveragePooling1D", "AveragePooling2D",
+    "AveragePooling3D", "MaxPool1D", "MaxPool2D", "MaxPool3D", "AvgPool1D", "AvgPool2D",
+    "AvgPool3D", "max_pooling1d", "max_pooling2d", "max_pooling3d", "average_pooling1d",
+    "average_pooling2d", "average_pooling3d",
+    "BatchNormalization", "batch_normalization",
+]  # fmt: skip

@@ -137,9 +137,11 @@ class Layer:
             self.built = True
         if self.dtype is not None:
             inputs = tf.nest.map_structure(
-                lambda t: tf.cast(t, self.dtype)
-                if tf.convert_to_tensor(t).dtype.is_floating
-                else tf.convert_to_tensor(t),
+                lambda t: (
+                    tf.cast(t, self.dtype)
+                    if tf.convert_to_tensor(t).dtype.is_floating
+                    else tf.convert_to_tensor(t)
+                ),
                 inputs,
             )
         outputs = self.call(inputs, *args, **kwargs)

@@ -16,7 +16,9 @@ def _tuple(value: Any, rank: int, what: str) -> tuple[int, ...]:
         return (value,) * rank
     value = tuple(int(v) for v in value)
     if len(value) != rank:
-        raise ValueError(f"The `{what}` argument must be a tuple of {rank} integers. Received: {value}")
+        raise ValueError(
+            f"The `{what}` argument must be a tuple of {rank} integers. Received: {value}"
+        )
     return value
 
 
@@ -123,7 +125,9 @@ class _Conv(Layer):
         if self.bias is not None:
             fmt = "NHWC" if self.data_format == "channels_last" else "NCHW"
             if self._rank == 2 or self.data_format == "channels_last":
-                outputs = tf.nn.bias_add(outputs, self.bias, data_format=fmt if self._rank == 2 else None)
+                outputs = tf.nn.bias_add(
+                    outputs, self.bias, data_format=fmt if self._rank == 2 else None
+                )
             else:
                 shape = [1, self.filters] + [1] * self._rank
                 outputs = outputs + tf.reshape(self.bias, shape)
@@ -245,7 +249,9 @@ class SeparableConv2D(_Conv):
             )
 
     def _convolve(self, inputs: tf.Tensor) -> tf.Tensor:
-        strides = (1, *self.strides, 1) if self.data_format == "channels_last" else (1, 1, *self.strides)
+        strides = (
+            (1, *self.strides, 1) if self.data_format == "channels_last" else (1, 1, *self.strides)
+        )
         return tf.nn.separable_conv2d(
             inputs,
             self.depthwise_kernel,
