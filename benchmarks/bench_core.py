@@ -1,11 +1,16 @@
-"""Steps/s of keras_estimator (TF1-style model_fn) vs hand-written idiomatic Keras 3.
+"""Steps/s of keras_estimator (TF1-style model_fn) vs hand-written idiomatic Keras 3,
+and optionally vs the original tf.estimator 2.15 running the very same model_fn.
 
 Two workloads on the bundled 8x8 digits: an MLP (2 x 256, dropout, Adam) and a small CNN
-(conv32-pool-conv64-pool-dense128, SGD), batch 64. Runs alternate between the two
+(conv32-pool-conv64-pool-dense128, SGD), batch 64. Runs alternate between the
 implementations; each run warms up (tracing) and then times `--steps` training steps.
 The machine is shared and noisy: read the paired ratios, not the absolute figures.
 
     python benchmarks/bench_core.py --steps 3000 --reps 3
+    python benchmarks/bench_core.py --legacy-python ~/.venvs/ke-legacy/bin/python
+
+`--legacy-python` names an interpreter with tensorflow==2.15.1 and tensorflow-estimator
+2.15.0; this script then re-runs itself there (`--worker legacy`) for the third column.
 """
 
 from __future__ import annotations
@@ -18,14 +23,31 @@ import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
-import keras  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
-import keras_estimator as estimator  # noqa: E402
-from keras_estimator.demo import load_digits  # noqa: E402
+LEGACY_WORKER = "--worker" in sys.argv and "legacy" in sys.argv
+if LEGACY_WORKER:  # TF 2.15: the original tf.estimator, the same model_fns below
+    estimator = tf.compat.v1.estimator
+    keras = None
+else:
+    import keras
+
+    import keras_estimator as estimator
 
 v1 = tf.compat.v1
+DIGITS = os.path.join(os.path.dirname(__file__), "..", "keras_estimator", "demo", "digits.npz")
+
+
+def load_digits() -> tuple[np.ndarray, np.ndarray]:
+    with np.load(DIGITS) as data:
+        x = data["images"].reshape(-1, 64).astype(np.float32) / 16.0
+        return x, data["labels"].astype(np.int64)
+
+
 BATCH = 64
 WARMUP = 200
 
@@ -55,7 +77,7 @@ def cnn_model_fn(features, labels, mode, params):
     return estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
 
 
-def keras_mlp() -> keras.Model:
+def keras_mlp() -> object:
     model = keras.Sequential(
         [
             keras.Input((64,)),
@@ -73,7 +95,7 @@ def keras_mlp() -> keras.Model:
     return model
 
 
-def keras_cnn() -> keras.Model:
+def keras_cnn() -> object:
     model = keras.Sequential(
         [
             keras.Input((64,)),
@@ -97,6 +119,18 @@ def keras_cnn() -> keras.Model:
 WORKLOADS = {"mlp": (mlp_model_fn, keras_mlp), "cnn": (cnn_model_fn, keras_cnn)}
 
 
+def run_legacy(python: str, name: str, steps: int) -> float:
+    """Runs this script under TF 2.15 with the original tf.estimator; returns steps/s."""
+    out = subprocess.run(
+        [python, __file__, "--worker", "legacy", "--workloads", name, "--steps", str(steps)],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3"),
+    ).stdout
+    return float(out.strip().splitlines()[-1])
+
+
 def run_estimator(name: str, x: np.ndarray, y: np.ndarray, steps: int) -> float:
     model_fn, _ = WORKLOADS[name]
 
@@ -104,7 +138,8 @@ def run_estimator(name: str, x: np.ndarray, y: np.ndarray, steps: int) -> float:
         return tf.data.Dataset.from_tensor_slices(({"x": x}, y)).shuffle(2000).repeat().batch(BATCH)
 
     with tempfile.TemporaryDirectory() as model_dir:
-        est = estimator.Estimator(model_fn, model_dir=model_dir, params={})
+        config = estimator.RunConfig(model_dir=model_dir, tf_random_seed=1)
+        est = estimator.Estimator(model_fn, config=config, params={})
         est.train(input_fn, steps=WARMUP)
         start = time.perf_counter()
         est.train(input_fn, steps=steps)
@@ -126,24 +161,44 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=3000)
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--workloads", default="mlp,cnn")
+    parser.add_argument("--legacy-python", default=None, help="interpreter with TF 2.15")
+    parser.add_argument("--worker", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
-    x, y, _, _ = load_digits()
+    x, y = load_digits()
+    if args.worker == "legacy":
+        tf.get_logger().setLevel("ERROR")
+        print(run_estimator(args.workloads, x, y, args.steps))
+        return
     print(f"TensorFlow {tf.__version__}, Keras {keras.__version__}, {args.steps} timed steps")
     for name in args.workloads.split(","):
-        ours, theirs = [], []
+        runs: dict[str, list[float]] = {"est": [], "keras": [], "legacy": []}
         for rep in range(args.reps):
-            order = [("est", run_estimator), ("keras", run_keras)]
-            if rep % 2:
-                order.reverse()
-            for label, fn in order:
-                (ours if label == "est" else theirs).append(fn(name, x, y, args.steps))
-        ratios = [a / b for a, b in zip(ours, theirs)]
-        print(
-            f"{name:4s} keras_estimator {statistics.median(ours):8.0f} steps/s | "
-            f"hand-written Keras {statistics.median(theirs):8.0f} steps/s | "
-            f"ratio (median of paired) {statistics.median(ratios):.2f}x "
-            f"[{', '.join(f'{r:.2f}' for r in ratios)}]"
-        )
+            order = [
+                ("est", run_estimator, (name, x, y, args.steps)),
+                ("keras", run_keras, (name, x, y, args.steps)),
+            ]
+            if args.legacy_python:
+                order.append(("legacy", run_legacy, (args.legacy_python, name, args.steps)))
+            order = order[rep % len(order) :] + order[: rep % len(order)]
+            for label, fn, fn_args in order:
+                runs[label].append(fn(*fn_args))
+        line = [
+            f"{name:4s} keras_estimator {statistics.median(runs['est']):7.0f} steps/s",
+            f"hand-written Keras {statistics.median(runs['keras']):7.0f}",
+            "vs Keras " + _ratio(runs["est"], runs["keras"]),
+        ]
+        if runs["legacy"]:
+            line += [
+                f"tf.estimator 2.15 {statistics.median(runs['legacy']):7.0f}",
+                "vs tf.estimator " + _ratio(runs["est"], runs["legacy"]),
+            ]
+        print(" | ".join(line))
+
+
+def _ratio(ours: list[float], theirs: list[float]) -> str:
+    ratios = [a / b for a, b in zip(ours, theirs)]
+    detail = ", ".join(f"{r:.2f}" for r in ratios)
+    return f"{statistics.median(ratios):.2f}x [{detail}]"
 
 
 if __name__ == "__main__":
