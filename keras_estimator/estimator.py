@@ -157,12 +157,15 @@ class Estimator:
             kwargs["params"] = self.params
         if "config" in args:
             kwargs["config"] = self.config
+        logger.info("Calling model_fn.")
         result = self._model_fn(features=features, **kwargs)
+        logger.info("Done calling model_fn.")
         if not isinstance(result, EstimatorSpec):
             raise ValueError(
                 "model_fn should return an EstimatorSpec. "
                 f"Got {type(result).__name__}: {result!r:.200}"
             )
+        _warn_unsupported_spec_parts(result)
         return result
 
     def _build_model(self) -> EstimatorModel:
@@ -180,7 +183,8 @@ class Estimator:
 
     def _prepare(self, mode: str, dataset: tf.data.Dataset, checkpoint: str | None) -> Callable:
         """Builds (once) the model and the compiled loop for `mode`; restores `checkpoint`."""
-        if self._model is None or (checkpoint is None and mode != ModeKeys.TRAIN):
+        if self._model is None or checkpoint is None:
+            # Without a checkpoint tf.estimator started from fresh initial values.
             self._model, self._loops = self._build_model(), {}
         model = self._model
         store = model._store
@@ -338,9 +342,8 @@ class Estimator:
         limit = steps if steps is not None else _UNTIL_EXHAUSTED
         ran, logs = loop(iter(dataset), tf.constant(limit, tf.int64))
         if int(ran) == 0:
-            raise ValueError(
-                "Evaluation ran no step: input_fn yielded no data. Expected at least one batch."
-            )
+            # tf.estimator reported the metrics' initial values in this case; so do we.
+            logger.warning("Evaluation ran no step: input_fn yielded no data.")
         results = {key: value.numpy() for key, value in logs.items()}
         results["global_step"] = self._global_step_value()
         shown = ", ".join(f"{k} = {v}" for k, v in sorted(results.items()))
@@ -403,6 +406,29 @@ class Estimator:
                         "yield_single_examples=False, or return batched predictions."
                     )
                 yield from value
+
+
+def _warn_unsupported_spec_parts(spec: EstimatorSpec) -> None:
+    """Hooks and scaffolds in an EstimatorSpec are accepted but not run yet: say so."""
+    hooks = {
+        ModeKeys.TRAIN: spec.training_hooks + spec.training_chief_hooks,
+        ModeKeys.EVAL: spec.evaluation_hooks,
+        ModeKeys.PREDICT: spec.prediction_hooks,
+    }[spec.mode]
+    if hooks:
+        logger.warning(
+            "EstimatorSpec hooks are not run yet by keras_estimator (ignored: %s).",
+            ", ".join(type(h).__name__ for h in hooks),
+        )
+    scaffold = spec.scaffold
+    if any(
+        getattr(scaffold, attr, None) is not None
+        for attr in ("init_fn", "init_op", "local_init_op", "saver", "ready_op")
+    ):
+        logger.warning(
+            "EstimatorSpec.scaffold init_fn / init_op / saver are not interpreted yet by "
+            "keras_estimator; variables are initialised by their initializers."
+        )
 
 
 def _select_keys(predictions: Any, predict_keys: list[str] | None) -> Any:

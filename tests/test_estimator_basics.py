@@ -213,3 +213,26 @@ def test_temporary_model_dir_is_used_and_logged(caplog):
         est = estimator.Estimator(classifier_model_fn, params={})
     assert os.path.isdir(est.model_dir)
     assert f"Using temporary folder as model directory: {est.model_dir}" in caplog.text
+
+
+def test_evaluate_on_empty_input_reports_initial_metric_values(tmp_path, toy_data, caplog):
+    x, y = toy_data
+    est = estimator.Estimator(classifier_model_fn, model_dir=str(tmp_path), params={})
+    with caplog.at_level(logging.WARNING, logger="keras_estimator"):
+        result = est.evaluate(dataset_input_fn(x[:0], y[:0], 10))
+    assert "Evaluation ran no step" in caplog.text
+    assert result["accuracy"] == 0.0 and result["loss"] == 0.0 and result["global_step"] == 0
+
+
+def test_spec_hooks_that_do_not_run_yet_are_reported(tmp_path, toy_data, caplog):
+    x, y = toy_data
+
+    def model_fn(features, labels, mode, params):
+        spec = classifier_model_fn(features, labels, mode, params)
+        hook = tf.train.LoggingTensorHook({"loss": spec.loss}, every_n_iter=1)
+        return spec._replace(training_hooks=[hook])
+
+    est = estimator.Estimator(model_fn, model_dir=str(tmp_path), params={})
+    with caplog.at_level(logging.WARNING, logger="keras_estimator"):
+        est.train(dataset_input_fn(x, y, repeat=True), steps=1)
+    assert "hooks are not run yet" in caplog.text and "LoggingTensorHook" in caplog.text

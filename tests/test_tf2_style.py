@@ -86,3 +86,17 @@ def test_tf2_variables_and_gradient_tape_free_style(tmp_path):
     est = estimator.Estimator(model_fn, model_dir=str(tmp_path))
     est.train(dataset_input_fn(x, np.zeros(8, np.float32), 4, repeat=True), steps=2)
     np.testing.assert_allclose(est.get_variable_value("linear/w"), [[0.0], [0.0]])
+
+
+def test_keras_metric_created_outside_the_model_fn_is_reset_per_evaluate(tmp_path, toy_data):
+    x, y = toy_data
+    total = keras.metrics.Sum(name="examples")
+
+    def model_fn(features, labels, mode):
+        w = tf.compat.v1.get_variable("w", [], initializer=tf.compat.v1.zeros_initializer())
+        total.update_state(tf.ones_like(features["x"][:, 0]))
+        return estimator.EstimatorSpec(mode, loss=w + 1.0, eval_metric_ops={"examples": total})
+
+    est = estimator.Estimator(model_fn, model_dir=str(tmp_path))
+    assert est.evaluate(dataset_input_fn(x, y, 64))["examples"] == len(x)
+    assert est.evaluate(dataset_input_fn(x, y, 64))["examples"] == len(x)

@@ -76,6 +76,7 @@ def metric_values(
         if isinstance(metric, keras.metrics.Metric):
             # Keras metrics were updated inside the model_fn; their variables are local.
             store.mark_local([getattr(v, "_value", v) for v in metric.variables])
+            store.keras_metrics.add(metric)
             pending[name] = metric
         else:
             value, update_op = metric

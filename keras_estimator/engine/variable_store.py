@@ -41,6 +41,8 @@ class VariableStore:
         self._active = 0
         self._restore: RestoreFn | None = None
         self._registered: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+        # Keras metrics seen in eval_metric_ops; some may hold variables made outside.
+        self.keras_metrics: weakref.WeakSet = weakref.WeakSet()
 
     # -- lifecycle -------------------------------------------------------------
     @contextlib.contextmanager
@@ -84,6 +86,8 @@ class VariableStore:
         """Zeroes metric (local) variables, as a fresh tf.estimator session did."""
         for v in self.local_variables():
             v.assign(tf.zeros(v.shape, v.dtype))
+        for metric in list(self.keras_metrics):
+            metric.reset_state()
 
     # -- the creator -------------------------------------------------------------
     def _creator(self, next_creator: Callable, **kwargs: Any) -> tf.Variable:
