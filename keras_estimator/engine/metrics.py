@@ -55,11 +55,11 @@ def value_after(value: Any, updates: list) -> tf.Tensor:
         return tf.identity(_rebuild(value, {}, {}))
 
 
-def _local_writes(store: VariableStore) -> list[tf.Operation]:
-    """Ops of the traced graph that write metric (local) variables: Keras metric updates."""
+def _writes_to(variables: list[tf.Variable]) -> list[tf.Operation]:
+    """Ops of the traced graph that write `variables` (Keras metric updates, for one)."""
     graph = tf.compat.v1.get_default_graph()
-    local_handles = {id(v.handle) for v in store.local_variables()}
-    internal = {id(inner) for outer, inner in graph.captures if id(outer) in local_handles}
+    handles = {id(v.handle) for v in variables}
+    internal = {id(inner) for outer, inner in graph.captures if id(outer) in handles}
     return [
         op
         for op in graph.get_operations()
@@ -72,11 +72,14 @@ def metric_values(
 ) -> tuple[dict[str, tf.Tensor], list[tf.Operation]]:
     """Returns `(values, updates)`: every metric's value read after all of `updates`."""
     updates, pending, values = [], {}, {}
+    keras_variables: list[tf.Variable] = []
     for name, metric in eval_metric_ops.items():
         if isinstance(metric, keras.metrics.Metric):
             # Keras metrics were updated inside the model_fn; their variables are local.
-            store.mark_local([getattr(v, "_value", v) for v in metric.variables])
+            variables = [getattr(v, "_value", v) for v in metric.variables]
+            store.mark_local(variables)
             store.keras_metrics.add(metric)
+            keras_variables += variables
             pending[name] = metric
         else:
             value, update_op = metric
@@ -85,7 +88,8 @@ def metric_values(
             updates.append(update_op)
             pending[name] = value
     # Fetch each update once, as an operation (a Tensor update_op is its op's output).
-    ops = [u.op if isinstance(u, tf.Tensor) else u for u in updates + _local_writes(store)]
+    writes = _writes_to(store.local_variables() + keras_variables)
+    ops = [u.op if isinstance(u, tf.Tensor) else u for u in updates + writes]
     updates = list({id(op): op for op in ops}.values())
     for name, item in pending.items():
         if isinstance(item, keras.metrics.Metric):

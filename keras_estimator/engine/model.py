@@ -63,15 +63,12 @@ class EstimatorModel(keras.Model):
         self._call_model_fn = call_model_fn
         self._store = store
         self._ke_global_step = global_step
-        self.last_specs: dict[str, EstimatorSpec] = {}
         self._eval_updates: list = []
 
     # -- steps -------------------------------------------------------------------
     def _spec_for(self, data: Any, mode: str) -> EstimatorSpec:
         features, labels = split_batch(data)
-        spec = self._call_model_fn(features, labels, mode)
-        self.last_specs[mode] = spec
-        return spec
+        return self._call_model_fn(features, labels, mode)
 
     def train_step(self, data: Any) -> dict[str, tf.Tensor]:
         global_step = self._ke_global_step
@@ -112,9 +109,16 @@ class EstimatorModel(keras.Model):
                 "loss depends on. Expected the model_fn to create trainable variables (layers) "
                 "that the loss is computed from."
             )
+        first_new_op = len(graph.get_operations())
         with tf.name_scope("keras_optimizer"):
             optimizer.apply_gradients(pairs)
-        return tf.group(*[g for g, _ in pairs], name="keras_train_op")
+        # The train_op is every variable write the optimizer added (slots, weights, iterations).
+        writes = [
+            op
+            for op in graph.get_operations()[first_new_op:]
+            if op.type in _ASSIGN_OPS or op.type.startswith("ResourceApply")
+        ]
+        return tf.group(*writes, name="keras_train_op")
 
     def test_step(self, data: Any) -> dict[str, tf.Tensor]:
         with tf1_graph_scope(self._store, self._ke_global_step):
