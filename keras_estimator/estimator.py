@@ -113,6 +113,17 @@ class Estimator:
         self._model: EstimatorModel | None = None
         self._loops: dict[Any, Callable] = {}
         logger.info("Using config: %s", self._config)
+        ignored = [
+            name
+            for name in ("train_distribute", "eval_distribute", "session_config", "device_fn")
+            if getattr(self._config, name) is not None
+        ]
+        if ignored:
+            logger.warning(
+                "RunConfig %s not applied yet by keras_estimator; training runs on the "
+                "default device and strategy.",
+                ", ".join(ignored),
+            )
 
     # -- public properties --------------------------------------------------------
     model_dir = property(lambda self: self._model_dir)

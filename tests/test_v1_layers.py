@@ -215,3 +215,22 @@ def test_regularizers_land_in_regularization_losses():
 
     total, _ = run_graph(build)
     assert total == pytest.approx(6.0 + 1.0)
+
+
+def test_batch_normalization_4d_matches_values_recorded_on_tf_2_15():
+    """TF1 used the fused kernel for 4-D inputs: unbiased variance in the moving average.
+
+    The expected numbers were produced by this same graph on TF 2.15.1.
+    """
+    x = np.random.RandomState(0).randn(4, 3, 3, 2).astype("float32") * 3 + 1
+
+    def build():
+        out = v1.layers.batch_normalization(tf.constant(x), training=True, momentum=0.5)
+        with tf.control_dependencies(v1.get_collection(v1.GraphKeys.UPDATE_OPS)):
+            return tf.identity(out)
+
+    out, variables = run_graph(build)
+    assert np.abs(out).sum() == pytest.approx(56.877037, rel=1e-5)
+    np.testing.assert_allclose(
+        variables["batch_normalization/moving_variance"], [6.1598921, 4.6619635], rtol=1e-5
+    )

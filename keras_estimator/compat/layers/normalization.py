@@ -50,6 +50,7 @@ class BatchNormalization(Layer):
                 "supported by keras_estimator's tf.compat.v1.layers; expected the defaults."
             )
         self.axis = axis if isinstance(axis, int) else list(axis)
+        self.fused = fused
         self.momentum, self.epsilon = momentum, epsilon
         self.center, self.scale = center, scale
         self.beta_initializer = initializer(beta_initializer)
@@ -69,6 +70,9 @@ class BatchNormalization(Layer):
         for a in self._axes:
             self._broadcast[a] = int(shape[a])
         self._reduce = [a for a in range(rank) if a not in self._axes]
+        # TF1 used the fused kernel for 4-D inputs normalised over channels (unless
+        # fused=False); it moves `moving_variance` towards the unbiased batch variance.
+        self._unbiased_update = self.fused is not False and rank == 4 and self._axes in ([1], [3])
         dtype = self.dtype if self.dtype in (tf.float32, tf.float64) else tf.float32
         self.gamma = (
             self.add_weight(
@@ -122,10 +126,16 @@ class BatchNormalization(Layer):
             batch_mean, batch_var = tf.nn.moments(tf.cast(inputs, moving_mean.dtype), self._reduce)
             mean = smart_cond(training, lambda: batch_mean, lambda: moving_mean)
             variance = smart_cond(training, lambda: batch_var, lambda: moving_var)
+            update_var = variance
+            if self._unbiased_update:
+                shape = tf.shape(inputs)
+                count = tf.cast(tf.reduce_prod(tf.gather(shape, self._reduce)), variance.dtype)
+                unbiased = batch_var * count / tf.maximum(count - 1.0, 1.0)
+                update_var = smart_cond(training, lambda: unbiased, lambda: moving_var)
             decay = 1.0 - self.momentum
             for variable, old, new in (
                 (self.moving_mean, moving_mean, mean),
-                (self.moving_variance, moving_var, variance),
+                (self.moving_variance, moving_var, update_var),
             ):
                 update = variable.assign_sub((old - new) * decay, read_value=False)
                 _V1.add_to_collection(_V1.GraphKeys.UPDATE_OPS, update)
