@@ -33,3 +33,15 @@ def fn_args(fn: Callable) -> tuple[str, ...]:
     if inspect.ismethod(fn) and names and names[0] == "self":
         names = names[1:]
     return tuple(names)
+
+
+def required_fn_args(fn: Callable) -> tuple[str, ...]:
+    """The subset of `fn_args(fn)` that has no default value."""
+    target = fn
+    while isinstance(target, functools.partial):
+        target = target.func
+    params = inspect.signature(target).parameters
+    names = set(fn_args(fn))
+    return tuple(
+        n for n, p in params.items() if n in names and p.default is inspect.Parameter.empty
+    )

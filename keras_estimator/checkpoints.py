@@ -36,8 +36,14 @@ def _quiet_tf_warning(text: str) -> Iterator[None]:
         tf_logger.removeFilter(keep)
 
 
-class CheckpointMismatchError(ValueError):
-    """A checkpoint does not hold the variables the model_fn creates."""
+class CheckpointMismatchError(tf.errors.NotFoundError, ValueError):
+    """A checkpoint does not hold the variables the model_fn creates.
+
+    A `tf.errors.NotFoundError` as tf.estimator's Saver raised, and a ValueError.
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(None, None, message)
 
 
 def latest_checkpoint(model_dir: str) -> str | None:
@@ -90,10 +96,8 @@ class CheckpointRestorer:
         for name, variable in variables.items():
             self.restore(name, variable)
 
-    def raise_if_mismatched(self, ignore: set[str] | frozenset = frozenset()) -> None:
-        """Raises if a variable was missing or mis-shaped; `ignore` names metric variables
-        recognised only after they were created (Keras metrics in eval_metric_ops)."""
-        self.missing = [name for name in self.missing if name not in ignore]
+    def raise_if_mismatched(self) -> None:
+        """Raises if a restored variable was missing or mis-shaped, naming every one."""
         if not (self.missing or self.misshaped):
             return
         lines = []
@@ -125,7 +129,7 @@ class CheckpointWriter:
         with _quiet_tf_warning("Saver is deprecated"):
             self._saver = tf.compat.v1.train.Saver(
                 var_list=dict(variables),
-                max_to_keep=keep_checkpoint_max if keep_checkpoint_max is not None else 5,
+                max_to_keep=keep_checkpoint_max,  # None or 0 keeps every checkpoint
                 keep_checkpoint_every_n_hours=keep_checkpoint_every_n_hours or 10000.0,
                 sharded=False,
                 save_relative_paths=True,

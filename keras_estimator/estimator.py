@@ -10,12 +10,12 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
-import keras
 import numpy as np
 import tensorflow as tf
 
 from keras_estimator import checkpoints as ckpt_lib
 from keras_estimator._fn_args import fn_args
+from keras_estimator._seeding import seeded_python_random
 from keras_estimator.engine.model import EstimatorModel
 from keras_estimator.engine.variable_store import VariableStore
 from keras_estimator.inputs import call_input_fn
@@ -27,6 +27,8 @@ logger = logging.getLogger("keras_estimator")
 
 _VALID_MODEL_FN_ARGS = {"features", "labels", "mode", "params", "self", "config"}
 _UNTIL_EXHAUSTED = np.iinfo(np.int64).max
+# Longest run of steps without a return to Python (time-based saves are checked between).
+_MAX_CHUNK = 1000
 
 
 def _verify_model_fn_args(model_fn: Callable, params: Any) -> None:
@@ -193,19 +195,19 @@ class Estimator:
         return EstimatorModel(self._call_model_fn, store, global_step)
 
     def _prepare(self, mode: str, dataset: tf.data.Dataset, checkpoint: str | None) -> Callable:
-        """Builds (once) the model and the compiled loop for `mode`; restores `checkpoint`."""
+        """Builds (once) the model and the compiled loop for `mode`; restores `checkpoint`.
+
+        Only the variables the mode's step uses are restored (and must be in the
+        checkpoint), as tf.estimator restored the graph it had just built for that mode.
+        """
         if self._model is None or checkpoint is None:
             # Without a checkpoint tf.estimator started from fresh initial values.
             self._model, self._loops = self._build_model(), {}
         model = self._model
         store = model._store
-        restorer = ckpt_lib.CheckpointRestorer(checkpoint) if checkpoint else None
-        if restorer is not None:
-            restorer.restore_all(store.global_variables())
         key = (mode, repr(dataset.element_spec))
-        loop = self._loops.get(key)
-        if loop is None:
-            with store.creating(restorer.restore if restorer else None):
+        if key not in self._loops:
+            with seeded_python_random(self._config.tf_random_seed), store.creating() as used:
                 step_fn, out_specs = model.make_step(mode, dataset.element_spec)
                 if mode == ModeKeys.PREDICT:
                     loop = tf.function(step_fn, autograph=False)
@@ -215,15 +217,21 @@ class Estimator:
                     loop.get_concrete_function(
                         tf.data.IteratorSpec(dataset.element_spec), tf.TensorSpec([], tf.int64)
                     )
-            self._loops[key] = loop
-        if restorer is not None:
-            restorer.raise_if_mismatched(ignore=store.local_names)
+            used.add("global_step")
+            self._loops[key] = (loop, used)
+        loop, used = self._loops[key]
+        if checkpoint is not None:
+            restorer = ckpt_lib.CheckpointRestorer(checkpoint)
+            restorer.restore_all(
+                {name: store.variables[name] for name in used if name not in store.local_names}
+            )
+            restorer.raise_if_mismatched()
         return loop
 
     def _seed(self) -> None:
-        """Seeds TF and Keras before input_fn runs, as tf.estimator seeded its fresh graph."""
+        """Seeds TF before input_fn runs, as tf.estimator seeded its fresh graph."""
         if self._config.tf_random_seed is not None:
-            keras.utils.set_random_seed(self._config.tf_random_seed)
+            tf.random.set_seed(self._config.tf_random_seed)
 
     def _global_step_value(self) -> int:
         return int(self._model._ke_global_step.numpy())
@@ -261,43 +269,46 @@ class Estimator:
         self._seed()
         dataset = call_input_fn(input_fn, ModeKeys.TRAIN, self.params, self.config)
         loop = self._prepare(ModeKeys.TRAIN, dataset, checkpoint)
-        store = self._model._store
-        tf.io.gfile.makedirs(self._model_dir)
-        writer = ckpt_lib.CheckpointWriter(
-            self._model_dir,
-            store.global_variables(),
-            self._config.keep_checkpoint_max,
-            self._config.keep_checkpoint_every_n_hours,
-        )
         step = self._global_step_value()
-        last_saved = step if checkpoint is not None else None
-        if last_saved is None:
-            writer.save(step)
-            last_saved = step
         target = max_steps if max_steps is not None else step + steps if steps else None
-        self._run_training(loop, dataset, writer, step, target, last_saved)
+        writer = None
+        if self._config.save_checkpoints_steps or self._config.save_checkpoints_secs:
+            # tf.estimator added no checkpoint saver when both were None (or 0).
+            tf.io.gfile.makedirs(self._model_dir)
+            writer = ckpt_lib.CheckpointWriter(
+                self._model_dir,
+                self._model._store.global_variables(),
+                self._config.keep_checkpoint_max,
+                self._config.keep_checkpoint_every_n_hours,
+            )
+            if checkpoint is None:
+                writer.save(step)
+        self._run_training(loop, dataset, writer, step, target)
         return self
 
     def _run_training(
         self,
         loop: Callable,
         dataset: tf.data.Dataset,
-        writer: ckpt_lib.CheckpointWriter,
+        writer: ckpt_lib.CheckpointWriter | None,
         step: int,
         target: int | None,
-        last_saved: int,
     ) -> None:
+        """Runs the compiled loop in chunks that end exactly where something is due."""
         config = self._config
-        log_every = config.log_step_count_steps or 100
+        log_every = config.log_step_count_steps
         save_steps, save_secs = config.save_checkpoints_steps, config.save_checkpoints_secs
         iterator = iter(dataset)
         last_save_time = last_log_time = time.time()
-        last_log_step = step
+        last_saved = last_log_step = step
         loss = None
         while target is None or step < target:
-            chunk = log_every - step % log_every
-            if save_steps:
-                chunk = min(chunk, save_steps - step % save_steps)
+            chunk = _MAX_CHUNK
+            if log_every:
+                chunk = min(chunk, log_every - step % log_every)
+            if writer is not None and save_steps:
+                # tf.estimator's timer: the next save is save_steps after the last one.
+                chunk = min(chunk, max(last_saved + save_steps - step, 1))
             if target is not None:
                 chunk = min(chunk, target - step)
             ran, logs = loop(iterator, tf.constant(chunk, tf.int64))
@@ -308,22 +319,21 @@ class Estimator:
                 if not np.isfinite(loss):
                     raise tf.compat.v1.train.NanLossDuringTrainingError
             now = time.time()
-            if ran and step - last_log_step >= log_every or (ran and step % log_every == 0):
+            if ran and log_every and step % log_every == 0:
                 logger.info("loss = %s, step = %d", loss, step)
                 if now > last_log_time and step > last_log_step:
-                    logger.info(
-                        "global_step/sec: %g", (step - last_log_step) / (now - last_log_time)
-                    )
+                    rate = (step - last_log_step) / (now - last_log_time)
+                    logger.info("global_step/sec: %g", rate)
                 last_log_time, last_log_step = now, step
             due = (save_steps and step - last_saved >= save_steps) or (
                 save_secs and now - last_save_time >= save_secs
             )
-            if due and step != last_saved:
+            if writer is not None and due and step != last_saved:
                 writer.save(step)
                 last_saved, last_save_time = step, time.time()
             if ran < chunk:
                 break  # input exhausted
-        if step != last_saved:
+        if writer is not None and step != last_saved:
             writer.save(step)
         logger.info("Loss for final step: %s.", loss)
 

@@ -13,7 +13,7 @@ from typing import Any
 import tensorflow as tf
 from tensorflow.python.data.ops import dataset_ops
 
-from keras_estimator._fn_args import fn_args
+from keras_estimator._fn_args import fn_args, required_fn_args
 from keras_estimator.mode_keys import ModeKeys
 
 logger = logging.getLogger("keras_estimator")
@@ -171,7 +171,8 @@ def call_input_fn(
     if not callable(input_fn):
         raise TypeError(f"input_fn must be callable, given: {input_fn!r}")
     names = fn_args(input_fn)
-    unknown = [n for n in names if n not in _INPUT_FN_ARGS]
+    # Arguments with defaults are left alone, as tf.estimator did.
+    unknown = [n for n in required_fn_args(input_fn) if n not in _INPUT_FN_ARGS]
     if unknown:
         raise TypeError(
             f"input_fn has arguments {unknown} that Estimator cannot supply. Expected only "

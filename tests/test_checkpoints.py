@@ -146,3 +146,68 @@ def test_resumes_a_model_dir_written_by_a_tf1_graph_mode_saver(tmp_path, toy_dat
     np.testing.assert_array_equal(est.keras_model._store.variables["dense/kernel"].numpy(), kernel)
     est.train(dataset_input_fn(x, y, 16, repeat=True), steps=5)
     assert est.get_variable_value("global_step") == 35
+
+
+def test_cadence_after_resume_counts_from_the_last_save(tmp_path, toy_data):
+    x, y = toy_data
+    config = estimator.RunConfig(
+        model_dir=str(tmp_path), save_checkpoints_steps=5, keep_checkpoint_max=None
+    )
+    est = estimator.Estimator(classifier_model_fn, config=config, params={})
+    est.train(dataset_input_fn(x, y, 16, repeat=True), steps=7)
+    est.train(dataset_input_fn(x, y, 16, repeat=True), steps=10)
+    # as tf.estimator's timer: 0, 5, 7 (end), then 7 + 5 = 12, 17 (end); None keeps all
+    saved = sorted(
+        int(f.split("-")[1].split(".")[0]) for f in os.listdir(tmp_path) if f.endswith(".index")
+    )
+    assert saved == [0, 5, 7, 12, 17]
+
+
+def test_no_checkpoints_when_both_save_settings_are_none(tmp_path, toy_data):
+    x, y = toy_data
+    config = estimator.RunConfig(
+        model_dir=str(tmp_path), save_checkpoints_steps=None, save_checkpoints_secs=None
+    )
+    est = estimator.Estimator(classifier_model_fn, config=config, params={})
+    est.train(dataset_input_fn(x, y, 16, repeat=True), steps=5)
+    assert tf.train.latest_checkpoint(str(tmp_path)) is None
+
+
+def test_evaluate_restores_only_what_the_eval_step_uses(tmp_path, toy_data):
+    """A checkpoint without optimizer slots evaluates, even after training in-process."""
+    x, y = toy_data
+    est = estimator.Estimator(classifier_model_fn, model_dir=str(tmp_path / "a"), params={})
+    est.train(dataset_input_fn(x, y, 16, repeat=True), steps=3)
+    slim_dir = tmp_path / "slim"
+    slim_dir.mkdir()
+    store = est.keras_model._store
+    keep = {k: v for k, v in store.variables.items() if "Adam" not in k and "power" not in k}
+    tf.train.Saver(var_list=keep).save(None, str(slim_dir / "model.ckpt"), global_step=3)
+    result = est.evaluate(
+        dataset_input_fn(x, y, 64), checkpoint_path=str(slim_dir / "model.ckpt-3")
+    )
+    assert result["global_step"] == 3
+
+
+def test_mismatch_error_is_a_not_found_error_like_tf_estimator(tmp_path, toy_data):
+    x, y = toy_data
+    est = estimator.Estimator(classifier_model_fn, model_dir=str(tmp_path), params={"hidden": 4})
+    est.train(dataset_input_fn(x, y, 16, repeat=True), steps=1)
+    other = estimator.Estimator(classifier_model_fn, model_dir=str(tmp_path), params={"hidden": 5})
+    with pytest.raises(tf.errors.NotFoundError):
+        other.evaluate(dataset_input_fn(x, y, 64))
+
+
+def test_seed_leaves_numpy_and_python_random_alone(tmp_path, toy_data):
+    import random
+
+    x, y = toy_data
+    config = estimator.RunConfig(model_dir=str(tmp_path), tf_random_seed=3)
+    est = estimator.Estimator(classifier_model_fn, config=config, params={})
+    np.random.seed(123)
+    random.seed(123)
+    est.evaluate(dataset_input_fn(x, y, 64))
+    first = (np.random.rand(), random.random())
+    est.evaluate(dataset_input_fn(x, y, 64))
+    second = (np.random.rand(), random.random())
+    assert first != second  # the user's streams go on; they are not re-seeded per call

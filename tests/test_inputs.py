@@ -219,3 +219,23 @@ def test_labels_returned_but_model_fn_takes_none(tmp_path):
     assert est.evaluate(lambda: tf.data.Dataset.from_tensor_slices({"x": X}).batch(4))[
         "loss"
     ] == pytest.approx(X.mean())
+
+
+def test_input_fn_arguments_with_defaults_are_left_alone(tmp_path):
+    def input_fn(mode, batch_size=5):
+        return tf.data.Dataset.from_tensor_slices(({"x": X}, Y)).batch(batch_size)
+
+    assert evaluate(input_fn, tmp_path)["x_count"] == 20
+
+
+def test_predict_never_shows_labels_to_the_model_fn(tmp_path):
+    seen = []
+
+    def model_fn(features, labels, mode):
+        seen.append((mode, labels))
+        return sum_model_fn(features, labels, mode)
+
+    est = estimator.Estimator(model_fn, model_dir=str(tmp_path))
+    eval_input_fn = lambda: tf.data.Dataset.from_tensor_slices(({"x": X}, Y)).batch(5)  # noqa: E731
+    assert len(list(est.predict(eval_input_fn))) == 20  # an eval input_fn reused for predict
+    assert all(labels is None for mode, labels in seen if mode == estimator.ModeKeys.PREDICT)

@@ -234,3 +234,18 @@ def test_batch_normalization_4d_matches_values_recorded_on_tf_2_15():
     np.testing.assert_allclose(
         variables["batch_normalization/moving_variance"], [6.1598921, 4.6619635], rtol=1e-5
     )
+
+
+def test_tf1_positional_argument_orders():
+    def build():
+        img = tf.ones([2, 6, 6, 3])
+        # separable_conv2d(inputs, filters, kernel_size, strides, padding, ...)
+        a = v1.layers.separable_conv2d(img, 4, 3, 2, "same")
+        b = v1.layers.SeparableConv2D(4, 3, (2, 2), "same")(img)
+        # conv2d_transpose(inputs, filters, kernel_size, strides, padding, data_format, activation)
+        c = v1.layers.conv2d_transpose(img, 2, 3, 1, "same", "channels_last", tf.nn.relu)
+        return a, b, c
+
+    (a, b, c), _ = run_graph(build)
+    assert a.shape == (2, 3, 3, 4) and b.shape == (2, 3, 3, 4)
+    assert c.shape == (2, 6, 6, 2) and (c >= 0).all()

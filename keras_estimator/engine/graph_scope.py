@@ -15,6 +15,7 @@ from collections.abc import Iterator
 
 import tensorflow as tf
 from keras.src.backend.common import global_state
+from tensorflow.python.training import checkpoint_utils
 
 from keras_estimator.engine.variable_store import VariableStore
 
@@ -64,6 +65,26 @@ def _fresh_keras_names() -> Iterator[None]:
         global_state.set_global_attribute("object_name_uids", previous)
 
 
+def _init_from_checkpoint_not_yet(*args: object, **kwargs: object) -> None:
+    # Inside a traced step its restore ops would re-load the checkpoint on every step.
+    raise NotImplementedError(
+        "tf.compat.v1.train.init_from_checkpoint inside a model_fn is not supported by "
+        "keras_estimator yet (it would re-load the checkpoint on every training step). "
+        "Expected: warm_start_from / init_from_checkpoint support arrives with the "
+        "model-lifecycle work; until then restore pretrained weights outside the model_fn."
+    )
+
+
+@contextlib.contextmanager
+def _guard_init_from_checkpoint() -> Iterator[None]:
+    original = checkpoint_utils._init_from_checkpoint
+    checkpoint_utils._init_from_checkpoint = _init_from_checkpoint_not_yet
+    try:
+        yield
+    finally:
+        checkpoint_utils._init_from_checkpoint = original
+
+
 @contextlib.contextmanager
 def tf1_graph_scope(store: VariableStore, global_step: tf.Variable) -> Iterator[tf.Graph]:
     """Runs a model_fn call as if it were building a fresh TF1 graph.
@@ -75,7 +96,7 @@ def tf1_graph_scope(store: VariableStore, global_step: tf.Variable) -> Iterator[
         if graph not in _prepared_graphs:
             _prepare_graph(graph, store, global_step)
     root = tf.compat.v1.get_variable_scope()
-    with store.active(), _fresh_keras_names():
+    with store.active(), _fresh_keras_names(), _guard_init_from_checkpoint():
         # Re-entering the root scope by object restores the default-name counters on exit,
         # so a second call in the same graph (another replica) names layers the same.
         with tf.compat.v1.variable_scope(root, auxiliary_name_scope=False):

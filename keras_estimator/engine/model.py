@@ -68,6 +68,8 @@ class EstimatorModel(keras.Model):
     # -- steps -------------------------------------------------------------------
     def _spec_for(self, data: Any, mode: str) -> EstimatorSpec:
         features, labels = split_batch(data)
+        if mode == ModeKeys.PREDICT:
+            labels = None  # tf.estimator never showed labels to a PREDICT model_fn
         return self._call_model_fn(features, labels, mode)
 
     def train_step(self, data: Any) -> dict[str, tf.Tensor]:
@@ -123,10 +125,10 @@ class EstimatorModel(keras.Model):
     def test_step(self, data: Any) -> dict[str, tf.Tensor]:
         with tf1_graph_scope(self._store, self._ke_global_step):
             spec = self._spec_for(data, ModeKeys.EVAL)
-            for reserved in (LOSS_KEY, GLOBAL_STEP_KEY):
+            for reserved, quoted in ((LOSS_KEY, '"loss"'), (GLOBAL_STEP_KEY, "`global_step`")):
                 if reserved in spec.eval_metric_ops:
                     raise ValueError(
-                        f'Metric with name "{reserved}" is not allowed, because Estimator '
+                        f"Metric with name {quoted} is not allowed, because Estimator "
                         "already defines a default metric with the same name."
                     )
             ops = dict(spec.eval_metric_ops)

@@ -21,10 +21,6 @@ _GLOBAL = tf.compat.v1.GraphKeys.GLOBAL_VARIABLES
 _LOCAL = tf.compat.v1.GraphKeys.LOCAL_VARIABLES
 _TRAINABLE = tf.compat.v1.GraphKeys.TRAINABLE_VARIABLES
 
-# Called with (name, new_variable) right after a variable is created, to restore it.
-RestoreFn = Callable[[str, tf.Variable], None]
-
-
 def variable_name(variable: tf.Variable) -> str:
     """The TF1 name of a variable: `dense/kernel` for `dense/kernel:0`."""
     name = variable.name
@@ -39,22 +35,25 @@ class VariableStore:
         self.local_names: set[str] = set()
         self._lock = threading.RLock()
         self._active = 0
-        self._restore: RestoreFn | None = None
+        self._recording: set[str] | None = None
         self._registered: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
         # Keras metrics seen in eval_metric_ops; some may hold variables made outside.
         self.keras_metrics: weakref.WeakSet = weakref.WeakSet()
 
     # -- lifecycle -------------------------------------------------------------
     @contextlib.contextmanager
-    def creating(self, restore: RestoreFn | None = None) -> Iterator[None]:
-        """Installs the creator (eagerly, around a whole fit/evaluate/predict loop)."""
-        previous = self._restore
-        self._restore = restore
+    def creating(self) -> Iterator[set[str]]:
+        """Installs the creator (eagerly, around the tracing of a step).
+
+        Yields the set of variable names the traces inside use, created or reused: what
+        a checkpoint must provide for that step.
+        """
+        previous, self._recording = self._recording, set()
         try:
             with tf.variable_creator_scope(self._creator):
-                yield
+                yield self._recording
         finally:
-            self._restore = previous
+            self._recording = previous
 
     @contextlib.contextmanager
     def active(self) -> Iterator[None]:
@@ -105,14 +104,16 @@ class VariableStore:
         with self._lock:
             variable = self.variables.get(key)
             if variable is None:
-                variable = self._create(key, next_creator, kwargs, restore=not is_local)
+                variable = self._create(key, next_creator, kwargs)
                 self.variables[key] = variable
                 if is_local:
                     self.local_names.add(key)
+            if self._recording is not None:
+                self._recording.add(key)
         self._register(graph, variable, collections, kwargs.get("trainable"))
         return variable
 
-    def _create(self, key: str, next_creator: Callable, kwargs: dict, restore: bool) -> tf.Variable:
+    def _create(self, key: str, next_creator: Callable, kwargs: dict) -> tf.Variable:
         initial_value = kwargs.get("initial_value")
         if not callable(initial_value) and isinstance(initial_value, tf.Tensor):
             if not tf.executing_eagerly() and not hasattr(initial_value, "numpy"):
@@ -130,10 +131,7 @@ class VariableStore:
         kwargs["name"] = key + "/"
         kwargs.pop("collections", None)
         with tf.init_scope():
-            variable = next_creator(**kwargs)
-            if restore and self._restore is not None:
-                self._restore(key, variable)
-        return variable
+            return next_creator(**kwargs)
 
     def _register(
         self, graph: Any, variable: tf.Variable, collections: Any, trainable: Any

@@ -152,6 +152,29 @@ class Conv2DTranspose(_Conv):
     _rank = 2
     _base_name = "conv2d_transpose"
 
+    def __init__(
+        self,
+        filters: int,
+        kernel_size: Any,
+        strides: Any = (1, 1),
+        padding: str = "valid",
+        data_format: str = "channels_last",
+        activation: Any = None,
+        use_bias: bool = True,
+        **kwargs: Any,
+    ) -> None:
+        # TF1's positional order: no dilation_rate between data_format and activation.
+        super().__init__(
+            filters,
+            kernel_size,
+            strides=strides,
+            padding=padding,
+            data_format=data_format,
+            activation=activation,
+            use_bias=use_bias,
+            **kwargs,
+        )
+
     def _kernel_shape(self, channels: int) -> list[int]:
         return [*self.kernel_size, self.filters, channels]
 
@@ -204,16 +227,41 @@ class SeparableConv2D(_Conv):
         self,
         filters: int,
         kernel_size: Any,
+        strides: Any = (1, 1),
+        padding: str = "valid",
+        data_format: str = "channels_last",
+        dilation_rate: Any = (1, 1),
         depth_multiplier: int = 1,
+        activation: Any = None,
+        use_bias: bool = True,
         depthwise_initializer: Any = None,
         pointwise_initializer: Any = None,
+        bias_initializer: Any = _ZEROS,
         depthwise_regularizer: Any = None,
         pointwise_regularizer: Any = None,
+        bias_regularizer: Any = None,
+        activity_regularizer: Any = None,
         depthwise_constraint: Any = None,
         pointwise_constraint: Any = None,
+        bias_constraint: Any = None,
         **kwargs: Any,
     ) -> None:
-        super().__init__(filters, kernel_size, **kwargs)
+        # TF1's positional order, which differs from the other convolutions.
+        super().__init__(
+            filters,
+            kernel_size,
+            strides=strides,
+            padding=padding,
+            data_format=data_format,
+            dilation_rate=dilation_rate,
+            activation=activation,
+            use_bias=use_bias,
+            bias_initializer=bias_initializer,
+            bias_regularizer=bias_regularizer,
+            activity_regularizer=activity_regularizer,
+            bias_constraint=bias_constraint,
+            **kwargs,
+        )
         self.depth_multiplier = int(depth_multiplier)
         self.depthwise_initializer = initializer(depthwise_initializer)
         self.pointwise_initializer = initializer(pointwise_initializer)

@@ -70,9 +70,14 @@ class BatchNormalization(Layer):
         for a in self._axes:
             self._broadcast[a] = int(shape[a])
         self._reduce = [a for a in range(rank) if a not in self._axes]
-        # TF1 used the fused kernel for 4-D inputs normalised over channels (unless
-        # fused=False); it moves `moving_variance` towards the unbiased batch variance.
-        self._unbiased_update = self.fused is not False and rank == 4 and self._axes in ([1], [3])
+        # TF1 used the fused kernel for 4-D/5-D float32/16 inputs normalised over channels
+        # (unless fused=False); it moves `moving_variance` towards the unbiased variance.
+        self._unbiased_update = (
+            self.fused is not False
+            and rank in (4, 5)
+            and self._axes in ([1], [rank - 1])
+            and (self.dtype or tf.float32) in (tf.float32, tf.float16, tf.bfloat16)
+        )
         dtype = self.dtype if self.dtype in (tf.float32, tf.float64) else tf.float32
         self.gamma = (
             self.add_weight(
