@@ -21,6 +21,7 @@ _GLOBAL = tf.compat.v1.GraphKeys.GLOBAL_VARIABLES
 _LOCAL = tf.compat.v1.GraphKeys.LOCAL_VARIABLES
 _TRAINABLE = tf.compat.v1.GraphKeys.TRAINABLE_VARIABLES
 
+
 def variable_name(variable: tf.Variable) -> str:
     """The TF1 name of a variable: `dense/kernel` for `dense/kernel:0`."""
     name = variable.name
