@@ -305,7 +305,9 @@ class Estimator:
         while target is None or step < target:
             chunk = _MAX_CHUNK
             if log_every:
-                chunk = min(chunk, log_every - step % log_every)
+                # End right after the step that *starts* at a multiple of log_every: its loss
+                # is what tf.estimator logged as "loss = ..., step = <multiple>".
+                chunk = min(chunk, (1 - step) % log_every or log_every)
             if writer is not None and save_steps:
                 # tf.estimator's timer: the next save is save_steps after the last one.
                 chunk = min(chunk, max(last_saved + save_steps - step, 1))
@@ -319,12 +321,12 @@ class Estimator:
                 if not np.isfinite(loss):
                     raise tf.compat.v1.train.NanLossDuringTrainingError
             now = time.time()
-            if ran and log_every and step % log_every == 0:
-                logger.info("loss = %s, step = %d", loss, step)
-                if now > last_log_time and step > last_log_step:
+            if ran and log_every and (step - 1) % log_every == 0:
+                logger.info("loss = %s, step = %d", loss, step - 1)
+                if step - last_log_step >= log_every and now > last_log_time:
                     rate = (step - last_log_step) / (now - last_log_time)
                     logger.info("global_step/sec: %g", rate)
-                last_log_time, last_log_step = now, step
+                    last_log_time, last_log_step = now, step
             due = (save_steps and step - last_saved >= save_steps) or (
                 save_secs and now - last_save_time >= save_secs
             )
