@@ -131,6 +131,9 @@ class VariableStore:
         # which would otherwise be prefixed a second time ("dense/dense/kernel").
         kwargs["name"] = key + "/"
         kwargs.pop("collections", None)
+        # The variable is made eagerly, once: tf.function's own creator must not record it
+        # as created by the trace, or it traces the step (and the model_fn) a second time.
+        kwargs["experimental_enable_variable_lifting"] = False
         with tf.init_scope():
             return next_creator(**kwargs)
 
