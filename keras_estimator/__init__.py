@@ -12,6 +12,25 @@ _check_environment()
 
 from keras_estimator.compat import install_v1_layers as _install_v1_layers  # noqa: E402
 from keras_estimator.estimator import Estimator  # noqa: E402
+from keras_estimator.hooks import (  # noqa: E402
+    CheckpointSaverHook,
+    CheckpointSaverListener,
+    FeedFnHook,
+    FinalOpsHook,
+    GlobalStepWaiterHook,
+    LoggingTensorHook,
+    NanLossDuringTrainingError,
+    NanTensorHook,
+    ProfilerHook,
+    SecondOrStepTimer,
+    SessionRunArgs,
+    SessionRunContext,
+    SessionRunHook,
+    SessionRunValues,
+    StepCounterHook,
+    StopAtStepHook,
+    SummarySaverHook,
+)
 from keras_estimator.mode_keys import ModeKeys  # noqa: E402
 from keras_estimator.run_config import RunConfig  # noqa: E402
 from keras_estimator.spec import EstimatorSpec  # noqa: E402
@@ -19,4 +38,26 @@ from keras_estimator.spec import EstimatorSpec  # noqa: E402
 _install_v1_layers()
 
 __version__ = "0.1.0"
-__all__ = ["Estimator", "EstimatorSpec", "ModeKeys", "RunConfig"]
+__all__ = [
+    "CheckpointSaverHook",
+    "CheckpointSaverListener",
+    "Estimator",
+    "EstimatorSpec",
+    "FeedFnHook",
+    "FinalOpsHook",
+    "GlobalStepWaiterHook",
+    "LoggingTensorHook",
+    "ModeKeys",
+    "NanLossDuringTrainingError",
+    "NanTensorHook",
+    "ProfilerHook",
+    "RunConfig",
+    "SecondOrStepTimer",
+    "SessionRunArgs",
+    "SessionRunContext",
+    "SessionRunHook",
+    "SessionRunValues",
+    "StepCounterHook",
+    "StopAtStepHook",
+    "SummarySaverHook",
+]

@@ -16,8 +16,10 @@ import tensorflow as tf
 from keras_estimator import checkpoints as ckpt_lib
 from keras_estimator._fn_args import fn_args
 from keras_estimator._seeding import seeded_python_random
-from keras_estimator.engine.model import EstimatorModel
+from keras_estimator.engine.model import HOOKS_KEY, EstimatorModel
 from keras_estimator.engine.variable_store import VariableStore
+from keras_estimator.hooks.runner import HookRunner, validate_hooks, validate_listeners
+from keras_estimator.hooks.session import HookSession
 from keras_estimator.inputs import call_input_fn
 from keras_estimator.mode_keys import ModeKeys
 from keras_estimator.run_config import RunConfig
@@ -194,19 +196,26 @@ class Estimator:
         store.variables["global_step"] = global_step
         return EstimatorModel(self._call_model_fn, store, global_step)
 
-    def _prepare(self, mode: str, dataset: tf.data.Dataset, checkpoint: str | None) -> Callable:
+    def _prepare(
+        self, mode: str, dataset: tf.data.Dataset, checkpoint: str | None, hooks: tuple = ()
+    ) -> tuple[Callable, HookRunner | None]:
         """Builds (once) the model and the compiled loop for `mode`; restores `checkpoint`.
 
         Only the variables the mode's step uses are restored (and must be in the
         checkpoint), as tf.estimator restored the graph it had just built for that mode.
+        Returns the loop and, for TRAIN, the runner of the hooks the step was traced with.
         """
         if self._model is None or checkpoint is None:
             # Without a checkpoint tf.estimator started from fresh initial values.
             self._model, self._loops = self._build_model(), {}
         model = self._model
         store = model._store
-        key = (mode, repr(dataset.element_spec))
+        key = (mode, repr(dataset.element_spec), tuple(id(h) for h in hooks))
         if key not in self._loops:
+            runner = None
+            if mode == ModeKeys.TRAIN:
+                runner = HookRunner(list(hooks), HookSession(store, model._ke_global_step))
+                model.hook_runner = runner
             with seeded_python_random(self._config.tf_random_seed), store.creating() as used:
                 step_fn, out_specs = model.make_step(mode, dataset.element_spec)
                 if mode == ModeKeys.PREDICT:
@@ -217,16 +226,17 @@ class Estimator:
                     loop.get_concrete_function(
                         tf.data.IteratorSpec(dataset.element_spec), tf.TensorSpec([], tf.int64)
                     )
+            model.hook_runner = None
             used.add("global_step")
-            self._loops[key] = (loop, used)
-        loop, used = self._loops[key]
+            self._loops[key] = (loop, used, runner)
+        loop, used, runner = self._loops[key]
         if checkpoint is not None:
             restorer = ckpt_lib.CheckpointRestorer(checkpoint)
             restorer.restore_all(
                 {name: store.variables[name] for name in used if name not in store.local_names}
             )
             restorer.raise_if_mismatched()
-        return loop
+        return loop, runner
 
     def _seed(self) -> None:
         """Seeds TF before input_fn runs, as tf.estimator seeded its fresh graph."""
@@ -255,9 +265,13 @@ class Estimator:
             raise ValueError(f"Must specify steps > 0, given: {steps}")
         if max_steps is not None and max_steps <= 0:
             raise ValueError(f"Must specify max_steps > 0, given: {max_steps}")
-        if hooks or saving_listeners:
-            raise NotImplementedError(
-                "hooks= and saving_listeners= arrive with the training-services work."
+        hooks = validate_hooks(hooks)
+        listeners = validate_listeners(saving_listeners)
+        saving = bool(self._config.save_checkpoints_steps or self._config.save_checkpoints_secs)
+        if listeners and not saving:
+            raise ValueError(
+                "There should be a CheckpointSaverHook to use saving_listeners. Please set one "
+                "of the RunConfig.save_checkpoints_steps or RunConfig.save_checkpoints_secs."
             )
         checkpoint = self.latest_checkpoint()
         if max_steps is not None and checkpoint is not None:
@@ -268,11 +282,11 @@ class Estimator:
 
         self._seed()
         dataset = call_input_fn(input_fn, ModeKeys.TRAIN, self.params, self.config)
-        loop = self._prepare(ModeKeys.TRAIN, dataset, checkpoint)
+        loop, runner = self._prepare(ModeKeys.TRAIN, dataset, checkpoint, tuple(hooks))
         step = self._global_step_value()
         target = max_steps if max_steps is not None else step + steps if steps else None
-        writer = None
-        if self._config.save_checkpoints_steps or self._config.save_checkpoints_secs:
+        saver = None
+        if saving:
             # tf.estimator added no checkpoint saver when both were None (or 0).
             tf.io.gfile.makedirs(self._model_dir)
             writer = ckpt_lib.CheckpointWriter(
@@ -281,20 +295,33 @@ class Estimator:
                 self._config.keep_checkpoint_max,
                 self._config.keep_checkpoint_every_n_hours,
             )
-            if checkpoint is None:
-                writer.save(step)
-        self._run_training(loop, dataset, writer, step, target)
+            saver = _ListenedSaver(writer, listeners, runner.session)
+        runner.begin()
+        for listener in listeners:
+            listener.begin()
+        if saver is not None and checkpoint is None:
+            saver.save(step)
+        runner.after_create_session()
+        step = self._run_training(loop, dataset, saver, runner, step, target)
+        runner.end()
+        if saver is not None:
+            saver.end(step)
         return self
 
     def _run_training(
         self,
         loop: Callable,
         dataset: tf.data.Dataset,
-        writer: ckpt_lib.CheckpointWriter | None,
+        saver: _ListenedSaver | None,
+        runner: HookRunner,
         step: int,
         target: int | None,
-    ) -> None:
-        """Runs the compiled loop in chunks that end exactly where something is due."""
+    ) -> int:
+        """Runs the compiled loop in chunks that end exactly where something is due.
+
+        With hooks present every step is its own chunk (they see every step). Returns the
+        final global step.
+        """
         config = self._config
         log_every = config.log_step_count_steps
         save_steps, save_secs = config.save_checkpoints_steps, config.save_checkpoints_secs
@@ -302,17 +329,21 @@ class Estimator:
         last_save_time = last_log_time = time.time()
         last_saved = last_log_step = step
         loss = None
-        while target is None or step < target:
+        stop = False
+        while not stop and (target is None or step < target):
             chunk = _MAX_CHUNK
             if log_every:
                 # End right after the step that *starts* at a multiple of log_every: its loss
                 # is what tf.estimator logged as "loss = ..., step = <multiple>".
                 chunk = min(chunk, (1 - step) % log_every or log_every)
-            if writer is not None and save_steps:
+            if saver is not None and save_steps:
                 # tf.estimator's timer: the next save is save_steps after the last one.
                 chunk = min(chunk, max(last_saved + save_steps - step, 1))
             if target is not None:
                 chunk = min(chunk, target - step)
+            if runner.active:
+                chunk = 1
+                runner.before_step()
             ran, logs = loop(iterator, tf.constant(chunk, tf.int64))
             ran = int(ran)
             if ran:
@@ -320,6 +351,9 @@ class Estimator:
                 step = int(logs["global_step"])
                 if not np.isfinite(loss):
                     raise tf.compat.v1.train.NanLossDuringTrainingError
+                if runner.active:
+                    values = {k: v.numpy() for k, v in logs.get(HOOKS_KEY, {}).items()}
+                    stop = runner.after_step(values)
             now = time.time()
             if ran and log_every and (step - 1) % log_every == 0:
                 logger.info("loss = %s, step = %d", loss, step - 1)
@@ -330,14 +364,15 @@ class Estimator:
             due = (save_steps and step - last_saved >= save_steps) or (
                 save_secs and now - last_save_time >= save_secs
             )
-            if writer is not None and due and step != last_saved:
-                writer.save(step)
+            if saver is not None and due and step != last_saved:
+                stop = saver.save(step) or stop
                 last_saved, last_save_time = step, time.time()
             if ran < chunk:
                 break  # input exhausted
-        if writer is not None and step != last_saved:
-            writer.save(step)
+        if saver is not None and step != last_saved:
+            saver.save(step)
         logger.info("Loss for final step: %s.", loss)
+        return step
 
     # -- evaluate ----------------------------------------------------------------------
     def evaluate(
@@ -360,7 +395,7 @@ class Estimator:
         checkpoint = self._checkpoint_for(checkpoint_path, "evaluate")
         self._seed()
         dataset = call_input_fn(input_fn, ModeKeys.EVAL, self.params, self.config)
-        loop = self._prepare(ModeKeys.EVAL, dataset, checkpoint)
+        loop, _ = self._prepare(ModeKeys.EVAL, dataset, checkpoint)
         self._model._store.reset_locals()
         limit = steps if steps is not None else _UNTIL_EXHAUSTED
         ran, logs = loop(iter(dataset), tf.constant(limit, tf.int64))
@@ -405,7 +440,7 @@ class Estimator:
         checkpoint = self._checkpoint_for(checkpoint_path, "predict")
         self._seed()
         dataset = call_input_fn(input_fn, ModeKeys.PREDICT, self.params, self.config)
-        predict_fn = self._prepare(ModeKeys.PREDICT, dataset, checkpoint)
+        predict_fn, _ = self._prepare(ModeKeys.PREDICT, dataset, checkpoint)
         if isinstance(predict_keys, str):
             predict_keys = [predict_keys]
         for batch in dataset:
@@ -431,10 +466,31 @@ class Estimator:
                 yield from value
 
 
+class _ListenedSaver:
+    """Checkpoint saving with `CheckpointSaverListener`s around it, as CheckpointSaverHook."""
+
+    def __init__(self, writer: ckpt_lib.CheckpointWriter, listeners: list, session: Any) -> None:
+        self._writer, self._listeners, self._session = writer, listeners, session
+
+    def save(self, step: int) -> bool:
+        """Saves; True when a listener's after_save asked training to stop."""
+        for listener in self._listeners:
+            listener.before_save(self._session, step)
+        self._writer.save(step)
+        stop = False
+        for listener in self._listeners:
+            stop = bool(listener.after_save(self._session, step)) or stop
+        return stop
+
+    def end(self, step: int) -> None:
+        for listener in self._listeners:
+            listener.end(self._session, step)
+
+
 def _warn_unsupported_spec_parts(spec: EstimatorSpec) -> None:
     """Hooks and scaffolds in an EstimatorSpec are accepted but not run yet: say so."""
     hooks = {
-        ModeKeys.TRAIN: spec.training_hooks + spec.training_chief_hooks,
+        ModeKeys.TRAIN: (),  # run by the HookRunner
         ModeKeys.EVAL: spec.evaluation_hooks,
         ModeKeys.PREDICT: spec.prediction_hooks,
     }[spec.mode]

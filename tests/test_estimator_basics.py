@@ -222,34 +222,3 @@ def test_evaluate_on_empty_input_reports_initial_metric_values(tmp_path, toy_dat
         result = est.evaluate(dataset_input_fn(x[:0], y[:0], 10))
     assert "Evaluation ran no step" in caplog.text
     assert result["accuracy"] == 0.0 and result["loss"] == 0.0 and result["global_step"] == 0
-
-
-def test_spec_hooks_that_do_not_run_yet_are_reported(tmp_path, toy_data, caplog):
-    x, y = toy_data
-
-    def model_fn(features, labels, mode, params):
-        spec = classifier_model_fn(features, labels, mode, params)
-        hook = tf.train.LoggingTensorHook({"loss": spec.loss}, every_n_iter=1)
-        return spec._replace(training_hooks=[hook])
-
-    est = estimator.Estimator(model_fn, model_dir=str(tmp_path), params={})
-    with caplog.at_level(logging.WARNING, logger="keras_estimator"):
-        est.train(dataset_input_fn(x, y, repeat=True), steps=1)
-    assert "hooks are not run yet" in caplog.text and "LoggingTensorHook" in caplog.text
-
-
-def test_loss_log_lines_follow_tf_estimator_step_numbers(tmp_path, toy_data, caplog):
-    x, y = toy_data
-    config = estimator.RunConfig(model_dir=str(tmp_path), log_step_count_steps=10)
-    est = estimator.Estimator(classifier_model_fn, config=config, params={})
-    with caplog.at_level(logging.INFO, logger="keras_estimator"):
-        est.train(dataset_input_fn(x, y, 16, repeat=True), steps=25)
-    steps = [
-        int(r.getMessage().rsplit("step = ", 1)[1])
-        for r in caplog.records
-        if r.getMessage().startswith("loss = ")
-    ]
-    assert steps == [0, 10, 20]  # the step's global step before it ran, as tf.estimator
-    assert "global_step/sec: " in caplog.text
-    assert "Saving checkpoints for 25 into" in caplog.text
-    assert "Loss for final step:" in caplog.text

@@ -20,6 +20,7 @@ from tensorflow.python.eager import wrap_function  # noqa: E402  isort: skip
 ModelFnCaller = Callable[[Any, Any, str], EstimatorSpec]
 LOSS_KEY = "loss"
 GLOBAL_STEP_KEY = "global_step"
+HOOKS_KEY = "hooks"
 _ASSIGN_OPS = frozenset({"AssignAddVariableOp", "AssignVariableOp", "AssignSubVariableOp"})
 _CALL_OPS = frozenset(
     {"If", "StatelessIf", "While", "StatelessWhile", "PartitionedCall", "StatefulPartitionedCall"}
@@ -64,6 +65,8 @@ class EstimatorModel(keras.Model):
         self._store = store
         self._ke_global_step = global_step
         self._eval_updates: list = []
+        # Set by the Estimator before a TRAIN trace; its hooks' fetches join the outputs.
+        self.hook_runner: Any = None
 
     # -- steps -------------------------------------------------------------------
     def _spec_for(self, data: Any, mode: str) -> EstimatorSpec:
@@ -79,6 +82,10 @@ class EstimatorModel(keras.Model):
             train_op = spec.train_op
             if isinstance(train_op, keras.optimizers.Optimizer):
                 train_op = self._apply_keras_optimizer(train_op, spec.loss, graph)
+            hook_outputs = {}
+            if self.hook_runner is not None:
+                spec_hooks = spec.training_hooks + spec.training_chief_hooks
+                hook_outputs = self.hook_runner.attach(spec_hooks, graph, global_step_read(graph))
         start = global_step_read(graph)
         writes = _global_step_writes(graph, global_step)
         with tf.control_dependencies([train_op]):
@@ -97,7 +104,10 @@ class EstimatorModel(keras.Model):
             else:
                 bumped = tf.no_op()
         with tf.control_dependencies([train_op, bumped]):
-            return {LOSS_KEY: tf.identity(spec.loss), GLOBAL_STEP_KEY: global_step.read_value()}
+            outputs = {LOSS_KEY: tf.identity(spec.loss), GLOBAL_STEP_KEY: global_step.read_value()}
+        if hook_outputs:
+            outputs[HOOKS_KEY] = hook_outputs
+        return outputs
 
     def _apply_keras_optimizer(
         self, optimizer: keras.optimizers.Optimizer, loss: tf.Tensor, graph: tf.Graph

@@ -1,0 +1,159 @@
+"""Drives unmodified `SessionRunHook`s from the Estimator's training loop.
+
+At trace time every hook's `begin()` runs in the traced graph and a first `before_run()`
+tells which tensors it may fetch; those become extra outputs of the step (so a hook sees
+one extra `before_run()` in the train() call that traces the step). At run time the loop
+runs one step per call while hooks are present: `before_run` -> step -> `after_run` with
+the requested values; `request_stop()` ends training after the step.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import tensorflow as tf
+
+from keras_estimator.hooks.session import HookSession, fetch_id
+
+_V1 = tf.compat.v1
+
+
+def validate_hooks(hooks: Any) -> list:
+    """tf.estimator's check: every hook is a SessionRunHook."""
+    hooks = list(hooks or [])
+    for hook in hooks:
+        if not isinstance(hook, _V1.train.SessionRunHook):
+            raise TypeError(f"Hooks must be a SessionRunHook, given: {hook}")
+    return hooks
+
+
+def validate_listeners(listeners: Any) -> list:
+    listeners = list(listeners or [])
+    for listener in listeners:
+        if not isinstance(listener, _V1.train.CheckpointSaverListener):
+            raise TypeError(
+                f"saving_listeners must be a list of CheckpointSaverListener, given: {listener}"
+            )
+    return listeners
+
+
+def _as_fetchable(fetch: Any, graph: tf.Graph) -> tf.Tensor:
+    """A tensor for one leaf of a hook's fetches: tensors, names, variables or ops."""
+    if isinstance(fetch, str):
+        try:
+            fetch = graph.as_graph_element(fetch)
+        except (KeyError, ValueError) as exc:
+            raise ValueError(
+                f"A hook asked to fetch {fetch!r}, which is not in the model_fn's graph. "
+                "Expected the name of a tensor or op the model_fn created."
+            ) from exc
+    if isinstance(fetch, tf.Operation):
+        with tf.control_dependencies([fetch]):
+            return tf.constant(True)
+    if isinstance(fetch, tf.Variable):
+        return tf.identity(fetch.read_value())
+    if isinstance(fetch, tf.Tensor):
+        if fetch.graph is not graph:
+            raise ValueError(
+                f"A hook asked to fetch {fetch!r}, which belongs to another graph. Expected a "
+                "tensor from the model_fn of this Estimator (or its name)."
+            )
+        return tf.identity(fetch)
+    raise TypeError(f"A hook fetch must be a tensor, op, variable or name; given: {fetch!r}")
+
+
+class HookRunner:
+    """The hooks of one `train` / `evaluate` call and the state they share."""
+
+    def __init__(self, hooks: list, session: HookSession) -> None:
+        self.user_hooks = list(hooks)
+        self.session = session
+        self.hooks: list = list(hooks)
+        self._keys: dict[Any, str] = {}  # fetch (id or name) -> step output key
+        self._requests: list = []
+        self.graph: tf.Graph | None = None  # the traced step's graph, for begin()
+        self._begun_in_trace = False
+
+    # -- trace time ------------------------------------------------------------------
+    def attach(self, spec_hooks: tuple, graph: tf.Graph, global_step_read: tf.Tensor) -> dict:
+        """Called inside the traced step after the model_fn; returns extra step outputs."""
+        self.hooks = self.user_hooks + list(spec_hooks)
+        self.graph = graph
+        self.session.global_step_tensors.add(id(global_step_read))
+        outputs: dict[str, tf.Tensor] = {}
+        context = _V1.train.SessionRunContext(_V1.train.SessionRunArgs(None), self.session)
+        for hook in self.hooks:
+            hook.begin()
+            candidates = []
+            args = hook.before_run(context)
+            if args is not None:
+                if args.feed_dict:
+                    raise NotImplementedError(
+                        f"{type(hook).__name__} feeds values (feed_dict); there are no "
+                        "placeholders in a Keras step, so feed_dict hooks are not supported."
+                    )
+                candidates += tf.nest.flatten(args.fetches)
+            final_ops = getattr(hook, "_final_ops", None)  # FinalOpsHook runs them in end()
+            if final_ops is not None:
+                candidates += tf.nest.flatten(final_ops)
+            for fetch in candidates:
+                key = self._key_of(fetch)
+                if key is None:
+                    key = f"hook_{len(outputs)}"
+                    outputs[key] = _as_fetchable(fetch, graph)
+                    self._keys[fetch_id(fetch)] = key
+        self._begun_in_trace = True
+        return outputs
+
+    def _key_of(self, fetch: Any) -> str | None:
+        return self._keys.get(fetch_id(fetch))
+
+    # -- run time ------------------------------------------------------------------
+    @property
+    def active(self) -> bool:
+        return bool(self.hooks)
+
+    def begin(self) -> None:
+        """Each train() call begins its hooks, in the traced graph their tensors live in."""
+        if self.graph is None or self._begun_in_trace:
+            # The trace of this very call already began them (in the traced graph).
+            self._begun_in_trace = False
+            return
+        with self.graph.as_default():
+            for hook in self.hooks:
+                hook.begin()
+
+    def after_create_session(self) -> None:
+        for hook in self.hooks:
+            hook.after_create_session(self.session, _V1.train.Coordinator())
+
+    def before_step(self) -> None:
+        self._context = _V1.train.SessionRunContext(_V1.train.SessionRunArgs(None), self.session)
+        self._requests = []
+        for hook in self.hooks:
+            args = hook.before_run(self._context)
+            fetches = None if args is None else args.fetches
+            for fetch in tf.nest.flatten(fetches):
+                if fetch is not None and self._key_of(fetch) is None:
+                    raise ValueError(
+                        f"{type(hook).__name__} asked to fetch {fetch!r}, which it did not ask "
+                        "for on the first step. keras_estimator compiles hook fetches into the "
+                        "step once; expected a hook that fetches the same tensors each time."
+                    )
+            self._requests.append(fetches)
+
+    def after_step(self, values: dict) -> bool:
+        """Feeds the step's values to the hooks; True when one of them requested a stop."""
+        self.session.last_values = {
+            key_id: values[key] for key_id, key in self._keys.items() if key in values
+        }
+        for hook, fetches in zip(self.hooks, self._requests):
+            results = tf.nest.map_structure(
+                lambda f: values[self._key_of(f)] if f is not None else None, fetches
+            )
+            hook.after_run(self._context, _V1.train.SessionRunValues(results, None, None))
+        return self._context.stop_requested
+
+    def end(self) -> None:
+        for hook in self.hooks:
+            hook.end(self.session)

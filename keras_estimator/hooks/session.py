@@ -1,0 +1,67 @@
+"""A session-like object for hooks: `session.run(...)` on variables and the global step.
+
+TF1 hooks call `run_context.session.run(global_step_tensor)` and similar outside the
+training step. Variables live eagerly in the engine's store, so reading them needs no
+session; tensors of the traced step are answered from the step's last fetched values.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import tensorflow as tf
+
+from keras_estimator.engine.variable_store import VariableStore
+
+
+def fetch_id(fetch: Any) -> Any:
+    """How a fetch is looked up: names by value, objects by identity."""
+    return fetch if isinstance(fetch, str) else id(fetch)
+
+
+class HookSession:
+    """What `run_context.session` and `end(session)` give hooks."""
+
+    def __init__(self, store: VariableStore, global_step: tf.Variable) -> None:
+        self._store = store
+        self._global_step = global_step
+        self.last_values: dict[Any, Any] = {}  # fetch_id -> its value at the last step
+        self.global_step_tensors: set[int] = set()
+
+    @property
+    def graph(self) -> tf.Graph:
+        return tf.compat.v1.get_default_graph()
+
+    def run(
+        self, fetches: Any, feed_dict: Any = None, options: Any = None, run_metadata: Any = None
+    ):
+        if feed_dict:
+            raise NotImplementedError(
+                "session.run(feed_dict=...) is not supported by keras_estimator's hook "
+                "session: there are no placeholders to feed in a Keras step."
+            )
+        return tf.nest.map_structure(self._value, fetches)
+
+    def _value(self, fetch: Any) -> Any:
+        if fetch is None:
+            return None
+        if id(fetch) in self.global_step_tensors:
+            return self._global_step.numpy()
+        if fetch_id(fetch) in self.last_values:
+            return self.last_values[fetch_id(fetch)]
+        if isinstance(fetch, tf.Variable):
+            return fetch.numpy()
+        name = fetch if isinstance(fetch, str) else getattr(fetch, "name", None)
+        if isinstance(name, str):
+            base = name.split(":")[0]
+            if base == "global_step" or base.startswith("global_step_read"):
+                return self._global_step.numpy()
+            variable = self._store.variables.get(base)
+            if variable is not None:
+                return variable.numpy()
+        if isinstance(fetch, tf.Operation):
+            return None
+        raise ValueError(
+            f"Hook session cannot run {fetch!r}: outside the training step only variables, "
+            "the global step and tensors the hook fetched through before_run() can be read."
+        )

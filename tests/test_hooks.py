@@ -1,0 +1,190 @@
+"""Unmodified tf.compat.v1.train SessionRunHooks and CheckpointSaverListeners in train()."""
+
+import logging
+
+import numpy as np
+import pytest
+import tensorflow.compat.v1 as tf
+from helpers import classifier_model_fn, dataset_input_fn
+
+import keras_estimator as estimator
+
+
+class RecordingHook(tf.train.SessionRunHook):
+    """Records the protocol calls and what it saw."""
+
+    def __init__(self, fetch_names=("global_step",)):
+        self.calls, self.steps, self.fetch_names = [], [], fetch_names
+
+    def begin(self):
+        self.calls.append("begin")
+        self.global_step = tf.train.get_global_step()
+
+    def after_create_session(self, session, coord):
+        self.calls.append("after_create_session")
+        self.start_step = session.run(self.global_step)
+
+    def before_run(self, run_context):
+        self.calls.append("before_run")
+        return tf.train.SessionRunArgs({"gs": self.global_step})
+
+    def after_run(self, run_context, run_values):
+        self.calls.append("after_run")
+        self.steps.append(int(run_values.results["gs"]))
+
+    def end(self, session):
+        self.calls.append("end")
+        self.end_step = session.run(self.global_step)
+
+
+def train_fn(toy_data, batch=16):
+    x, y = toy_data
+    return dataset_input_fn(x, y, batch, repeat=True)
+
+
+def test_protocol_order_and_step_numbers(tmp_path, toy_data):
+    hook = RecordingHook()
+    est = estimator.Estimator(classifier_model_fn, model_dir=str(tmp_path), params={})
+    est.train(train_fn(toy_data), steps=3, hooks=[hook])
+    # The call that traces the step asks before_run() once more, to learn the fetches.
+    assert hook.calls == [
+        "begin", "before_run", "after_create_session",
+        "before_run", "after_run", "before_run", "after_run", "before_run", "after_run",
+        "end",
+    ]  # fmt: skip
+    assert hook.start_step == 0 and hook.end_step == 3
+    # a fetched variable is read after the step's update
+    assert hook.steps == [1, 2, 3]
+    hook.calls.clear()
+    est.train(train_fn(toy_data), steps=2, hooks=[hook])  # same hook: no new trace
+    assert hook.calls == [
+        "begin", "after_create_session", "before_run", "after_run", "before_run", "after_run",
+        "end",
+    ]  # fmt: skip
+    assert hook.start_step == 3 and hook.steps[-2:] == [4, 5]
+
+
+def test_stop_at_step_hook(tmp_path, toy_data):
+    est = estimator.Estimator(classifier_model_fn, model_dir=str(tmp_path), params={})
+    est.train(train_fn(toy_data), hooks=[tf.train.StopAtStepHook(num_steps=7)])
+    assert est.get_variable_value("global_step") == 7
+    est.train(train_fn(toy_data), hooks=[tf.train.StopAtStepHook(last_step=10)])
+    assert est.get_variable_value("global_step") == 10
+
+
+def test_logging_tensor_hook_from_the_model_fn_logs_by_tensor_and_name(tmp_path, toy_data, caplog):
+    def model_fn(features, labels, mode, params):
+        spec = classifier_model_fn(features, labels, mode, params)
+        if mode != estimator.ModeKeys.TRAIN:
+            return spec
+        doubled = tf.identity(spec.loss * 2.0, name="doubled_loss")
+        hook = estimator.LoggingTensorHook(
+            {"loss": spec.loss, "doubled": "doubled_loss:0"}, every_n_iter=2
+        )
+        del doubled
+        return spec._replace(training_hooks=[hook])
+
+    est = estimator.Estimator(model_fn, model_dir=str(tmp_path), params={})
+    with caplog.at_level(logging.INFO):
+        est.train(train_fn(toy_data), steps=5)
+    lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("doubled = ")]
+    assert len(lines) == 3  # iterations 0, 2 and 4
+    doubled, loss = (float(p.split(" = ")[1]) for p in lines[0].split(", "))
+    assert doubled == pytest.approx(2 * loss, rel=1e-5)
+
+
+def test_nan_tensor_hook_raises_and_keeps_the_last_good_checkpoint(tmp_path, toy_data):
+    def model_fn(features, labels, mode, params):
+        spec = classifier_model_fn(features, labels, mode, params)
+        gs = tf.train.get_global_step()
+        bad_loss = tf.where(gs >= 3, np.nan, 1.0) * spec.loss
+        return spec._replace(training_hooks=[tf.train.NanTensorHook(bad_loss)])
+
+    config = estimator.RunConfig(model_dir=str(tmp_path), save_checkpoints_steps=2)
+    est = estimator.Estimator(model_fn, config=config, params={})
+    with pytest.raises(tf.train.NanLossDuringTrainingError):
+        est.train(train_fn(toy_data), steps=10)
+    latest = tf.train.latest_checkpoint(str(tmp_path))
+    assert latest.endswith("model.ckpt-2")  # no checkpoint of the NaN state
+    assert np.isfinite(tf.train.load_variable(latest, "dense/kernel")).all()
+
+
+def test_saving_listeners(tmp_path, toy_data):
+    class Listener(tf.train.CheckpointSaverListener):
+        def __init__(self):
+            self.events = []
+
+        def begin(self):
+            self.events.append("begin")
+
+        def before_save(self, session, step):
+            self.events.append(("before_save", step))
+
+        def after_save(self, session, step):
+            self.events.append(("after_save", step))
+            return step >= 4  # stops training
+
+        def end(self, session, step):
+            self.events.append(("end", step))
+
+    listener = Listener()
+    config = estimator.RunConfig(model_dir=str(tmp_path), save_checkpoints_steps=2)
+    est = estimator.Estimator(classifier_model_fn, config=config, params={})
+    est.train(train_fn(toy_data), steps=20, saving_listeners=[listener])
+    assert listener.events == [
+        "begin", ("before_save", 0), ("after_save", 0), ("before_save", 2), ("after_save", 2),
+        ("before_save", 4), ("after_save", 4), ("end", 4),
+    ]  # fmt: skip
+    assert est.get_variable_value("global_step") == 4
+
+
+def test_saving_listeners_need_a_checkpoint_saver(tmp_path, toy_data):
+    config = estimator.RunConfig(
+        model_dir=str(tmp_path), save_checkpoints_steps=None, save_checkpoints_secs=None
+    )
+    est = estimator.Estimator(classifier_model_fn, config=config, params={})
+    with pytest.raises(ValueError, match="There should be a CheckpointSaverHook"):
+        est.train(
+            train_fn(toy_data), steps=1, saving_listeners=[tf.train.CheckpointSaverListener()]
+        )
+
+
+def test_bad_hooks_are_rejected(tmp_path, toy_data):
+    est = estimator.Estimator(classifier_model_fn, model_dir=str(tmp_path), params={})
+    with pytest.raises(TypeError, match="Hooks must be a SessionRunHook"):
+        est.train(train_fn(toy_data), steps=1, hooks=[object()])
+    with pytest.raises(
+        TypeError, match="saving_listeners must be a list of CheckpointSaverListener"
+    ):
+        est.train(train_fn(toy_data), steps=1, saving_listeners=["x"])
+
+
+def test_hook_raising_in_after_run_keeps_model_dir_resumable(tmp_path, toy_data):
+    class Boom(tf.train.SessionRunHook):
+        def after_run(self, run_context, run_values):
+            raise RuntimeError("hook failed")
+
+    est = estimator.Estimator(classifier_model_fn, model_dir=str(tmp_path), params={})
+    est.train(train_fn(toy_data), steps=2)
+    with pytest.raises(RuntimeError, match="hook failed"):
+        est.train(train_fn(toy_data), steps=2, hooks=[Boom()])
+    assert tf.train.latest_checkpoint(str(tmp_path)).endswith("model.ckpt-2")
+    est.train(train_fn(toy_data), steps=1)  # resumes from the last good checkpoint (2)
+    assert est.get_variable_value("global_step") == 3
+
+
+def test_stock_hooks_are_reexported():
+    for name in [
+        "LoggingTensorHook",
+        "StopAtStepHook",
+        "NanTensorHook",
+        "StepCounterHook",
+        "SummarySaverHook",
+        "CheckpointSaverHook",
+        "CheckpointSaverListener",
+        "FinalOpsHook",
+        "FeedFnHook",
+        "SessionRunHook",
+        "SessionRunArgs",
+    ]:
+        assert getattr(estimator, name) is getattr(tf.train, name)
