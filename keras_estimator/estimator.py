@@ -16,6 +16,7 @@ import tensorflow as tf
 from keras_estimator import checkpoints as ckpt_lib
 from keras_estimator._fn_args import fn_args
 from keras_estimator._seeding import seeded_python_random
+from keras_estimator.engine.global_step import GlobalStepVariable
 from keras_estimator.engine.model import HOOKS_KEY, EstimatorModel
 from keras_estimator.engine.variable_store import VariableStore
 from keras_estimator.hooks.runner import HookRunner, validate_hooks, validate_listeners
@@ -186,13 +187,7 @@ class Estimator:
     def _build_model(self) -> EstimatorModel:
         store = VariableStore()
         with tf.init_scope():
-            global_step = tf.Variable(
-                0,
-                dtype=tf.int64,
-                name="global_step",
-                trainable=False,
-                aggregation=tf.VariableAggregation.ONLY_FIRST_REPLICA,
-            )
+            global_step = GlobalStepVariable()
         store.variables["global_step"] = global_step
         return EstimatorModel(self._call_model_fn, store, global_step)
 

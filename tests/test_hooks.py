@@ -188,3 +188,48 @@ def test_stock_hooks_are_reexported():
         "SessionRunArgs",
     ]:
         assert getattr(estimator, name) is getattr(tf.train, name)
+
+
+def test_step_counter_and_summary_saver_hooks_write_event_files(tmp_path, toy_data):
+    def model_fn(features, labels, mode, params):
+        spec = classifier_model_fn(features, labels, mode, params)
+        tf.summary.scalar("my_loss", spec.loss)
+        tf.summary.merge_all()
+        return spec
+
+    out = str(tmp_path / "hook_events")
+    counter = tf.train.StepCounterHook(every_n_steps=2, output_dir=out)
+    # The usual TF1 wiring: the summary op is the merged summaries of the model_fn's graph.
+    saver = tf.train.SummarySaverHook(
+        save_steps=2, output_dir=out, scaffold=tf.train.Scaffold(summary_op="Merge/MergeSummary:0")
+    )
+
+    est = estimator.Estimator(model_fn, model_dir=str(tmp_path / "m"), params={})
+    est.train(train_fn(toy_data), steps=5, hooks=[counter, saver])
+    tags = {}
+    for path in tf.io.gfile.glob(out + "/events.*"):
+        for event in tf.train.summary_iterator(path):
+            for value in event.summary.value:
+                tags.setdefault(value.tag, []).append(event.step)
+    # SummarySaverHook re-reads the global step after the step (session.run), as in TF1
+    assert tags["my_loss"] == [1, 3, 5]
+    assert "global_step/sec" in tags
+
+
+def test_final_ops_hook_gets_the_last_values(tmp_path, toy_data):
+    def model_fn(features, labels, mode, params):
+        spec = classifier_model_fn(features, labels, mode, params)
+        hook = tf.train.FinalOpsHook({"loss": spec.loss})
+        holder.append(hook)
+        return spec._replace(training_hooks=[hook])
+
+    holder = []
+    est = estimator.Estimator(model_fn, model_dir=str(tmp_path), params={})
+    est.train(train_fn(toy_data), steps=3)
+    assert np.isfinite(holder[-1].final_ops_values["loss"])
+
+
+def test_feed_fn_hook_is_reported_as_unsupported(tmp_path, toy_data):
+    est = estimator.Estimator(classifier_model_fn, model_dir=str(tmp_path), params={})
+    with pytest.raises(NotImplementedError, match="FeedFnHook is not supported"):
+        est.train(train_fn(toy_data), steps=1, hooks=[tf.train.FeedFnHook(lambda: {})])

@@ -19,12 +19,28 @@ _V1 = tf.compat.v1
 
 
 def validate_hooks(hooks: Any) -> list:
-    """tf.estimator's check: every hook is a SessionRunHook."""
+    """tf.estimator's check: every hook is a SessionRunHook (and one we can drive)."""
     hooks = list(hooks or [])
     for hook in hooks:
         if not isinstance(hook, _V1.train.SessionRunHook):
             raise TypeError(f"Hooks must be a SessionRunHook, given: {hook}")
+        _check_supported(hook)
     return hooks
+
+
+def _check_supported(hook: Any) -> None:
+    if isinstance(hook, _V1.train.FeedFnHook):
+        raise NotImplementedError(
+            "FeedFnHook is not supported by keras_estimator: a Keras step has no "
+            "placeholders to feed. Expected the input to come from input_fn; move the fed "
+            "values into the dataset."
+        )
+    if isinstance(hook, _V1.train.CheckpointSaverHook):
+        raise NotImplementedError(
+            "A CheckpointSaverHook passed as a hook is not supported yet; RunConfig's "
+            "save_checkpoints_steps / save_checkpoints_secs save checkpoints, and "
+            "train(saving_listeners=[...]) takes CheckpointSaverListeners."
+        )
 
 
 def validate_listeners(listeners: Any) -> list:
@@ -52,6 +68,8 @@ def _as_fetchable(fetch: Any, graph: tf.Graph) -> tf.Tensor:
             return tf.constant(True)
     if isinstance(fetch, tf.Variable):
         return tf.identity(fetch.read_value())
+    if isinstance(fetch, tf.Tensor) and hasattr(fetch, "numpy"):
+        return tf.constant(fetch.numpy())  # an eager tensor is a constant of the step
     if isinstance(fetch, tf.Tensor):
         if fetch.graph is not graph:
             raise ValueError(
@@ -77,6 +95,8 @@ class HookRunner:
     # -- trace time ------------------------------------------------------------------
     def attach(self, spec_hooks: tuple, graph: tf.Graph, global_step_read: tf.Tensor) -> dict:
         """Called inside the traced step after the model_fn; returns extra step outputs."""
+        for hook in spec_hooks:
+            _check_supported(hook)
         self.hooks = self.user_hooks + list(spec_hooks)
         self.graph = graph
         self.session.global_step_tensors.add(id(global_step_read))
@@ -97,6 +117,8 @@ class HookRunner:
             if final_ops is not None:
                 candidates += tf.nest.flatten(final_ops)
             for fetch in candidates:
+                if fetch is None:
+                    continue
                 key = self._key_of(fetch)
                 if key is None:
                     key = f"hook_{len(outputs)}"
