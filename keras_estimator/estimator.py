@@ -193,12 +193,12 @@ class Estimator:
 
     def _prepare(
         self, mode: str, dataset: tf.data.Dataset, checkpoint: str | None, hooks: tuple = ()
-    ) -> tuple[Callable, HookRunner | None]:
+    ) -> tuple[Callable, HookRunner]:
         """Builds (once) the model and the compiled loop for `mode`; restores `checkpoint`.
 
         Only the variables the mode's step uses are restored (and must be in the
         checkpoint), as tf.estimator restored the graph it had just built for that mode.
-        Returns the loop and, for TRAIN, the runner of the hooks the step was traced with.
+        Returns the loop and the runner of the hooks the step was traced with.
         """
         if self._model is None or checkpoint is None:
             # Without a checkpoint tf.estimator started from fresh initial values.
@@ -207,10 +207,8 @@ class Estimator:
         store = model._store
         key = (mode, repr(dataset.element_spec), tuple(id(h) for h in hooks))
         if key not in self._loops:
-            runner = None
-            if mode == ModeKeys.TRAIN:
-                runner = HookRunner(list(hooks), HookSession(store, model._ke_global_step))
-                model.hook_runner = runner
+            runner = HookRunner(list(hooks), HookSession(store, model._ke_global_step))
+            model.hook_runner = runner
             with seeded_python_random(self._config.tf_random_seed), store.creating() as used:
                 step_fn, out_specs = model.make_step(mode, dataset.element_spec)
                 if mode == ModeKeys.PREDICT:
@@ -225,6 +223,10 @@ class Estimator:
             used.add("global_step")
             self._loops[key] = (loop, used, runner)
         loop, used, runner = self._loops[key]
+        if runner.active:
+            # Hooks begin() in the graph of the call that runs them (tf.estimator built a new
+            # graph per call): a step with hooks is traced again next time.
+            del self._loops[key]
         if checkpoint is not None:
             restorer = ckpt_lib.CheckpointRestorer(checkpoint)
             restorer.restore_all(
@@ -291,7 +293,6 @@ class Estimator:
                 self._config.keep_checkpoint_every_n_hours,
             )
             saver = _ListenedSaver(writer, listeners, runner.session)
-        runner.begin()
         for listener in listeners:
             listener.begin()
         if saver is not None and checkpoint is None:
@@ -385,19 +386,37 @@ class Estimator:
         """
         if steps is not None and steps <= 0:
             raise ValueError(f"Must specify steps > 0, given: {steps}")
-        if hooks:
-            raise NotImplementedError("hooks= arrive with the training-services work.")
+        hooks = validate_hooks(hooks)
         checkpoint = self._checkpoint_for(checkpoint_path, "evaluate")
         self._seed()
         dataset = call_input_fn(input_fn, ModeKeys.EVAL, self.params, self.config)
-        loop, _ = self._prepare(ModeKeys.EVAL, dataset, checkpoint)
+        loop, runner = self._prepare(ModeKeys.EVAL, dataset, checkpoint, tuple(hooks))
         self._model._store.reset_locals()
         limit = steps if steps is not None else _UNTIL_EXHAUSTED
-        ran, logs = loop(iter(dataset), tf.constant(limit, tf.int64))
+        runner.after_create_session()
+        iterator = iter(dataset)
+        if runner.active:
+            ran, done = 0, 0
+            logs = None
+            while done < limit:
+                runner.before_step()
+                ran, step_logs = loop(iterator, tf.constant(1, tf.int64))
+                if not int(ran):
+                    break
+                done, logs = done + 1, step_logs
+                values = {k: v.numpy() for k, v in logs[HOOKS_KEY].items()}
+                if runner.after_step(values):
+                    break
+            ran = done
+            if logs is None:
+                ran, logs = loop(iterator, tf.constant(0, tf.int64))
+        else:
+            ran, logs = loop(iterator, tf.constant(limit, tf.int64))
+        runner.end()
         if int(ran) == 0:
             # tf.estimator reported the metrics' initial values in this case; so do we.
             logger.warning("Evaluation ran no step: input_fn yielded no data.")
-        results = {key: value.numpy() for key, value in logs.items()}
+        results = {key: value.numpy() for key, value in logs.items() if key != HOOKS_KEY}
         results["global_step"] = self._global_step_value()
         shown = ", ".join(f"{k} = {v}" for k, v in sorted(results.items()))
         logger.info("Saving dict for global step %d: %s", results["global_step"], shown)
@@ -430,35 +449,26 @@ class Estimator:
         yield_single_examples: bool = True,
     ) -> Iterator[Any]:
         """Yields predictions for `input_fn`'s features lazily, one example (or batch) at a time."""
-        if hooks:
-            raise NotImplementedError("hooks= arrive with the training-services work.")
+        hooks = validate_hooks(hooks)
         checkpoint = self._checkpoint_for(checkpoint_path, "predict")
         self._seed()
         dataset = call_input_fn(input_fn, ModeKeys.PREDICT, self.params, self.config)
-        predict_fn, _ = self._prepare(ModeKeys.PREDICT, dataset, checkpoint)
+        predict_fn, runner = self._prepare(ModeKeys.PREDICT, dataset, checkpoint, tuple(hooks))
         if isinstance(predict_keys, str):
             predict_keys = [predict_keys]
+        runner.after_create_session()
         for batch in dataset:
-            predictions = _select_keys(predict_fn(batch), predict_keys)
-            if isinstance(predictions, dict):
-                values = {k: v.numpy() for k, v in predictions.items()}
-                if not yield_single_examples:
-                    yield values
-                    continue
-                for i in range(_batch_length(values)):
-                    yield {k: v[i] for k, v in values.items()}
-            else:
-                value = predictions.numpy()
-                if not yield_single_examples:
-                    yield value
-                    continue
-                if value.ndim == 0:
-                    raise ValueError(
-                        "Prediction is a scalar, which has no batch dimension to split; "
-                        "expected predictions of shape [batch_size, ...]. Fix: pass "
-                        "yield_single_examples=False, or return batched predictions."
-                    )
-                yield from value
+            if runner.active:
+                runner.before_step()
+            predictions, hook_values = predict_fn(batch)
+            predictions = _select_keys(predictions, predict_keys)
+            stop = runner.active and runner.after_step(
+                {k: v.numpy() for k, v in hook_values.items()}
+            )
+            yield from _examples(predictions, yield_single_examples)
+            if stop:
+                break
+        runner.end()
 
 
 class _ListenedSaver:
@@ -483,17 +493,7 @@ class _ListenedSaver:
 
 
 def _warn_unsupported_spec_parts(spec: EstimatorSpec) -> None:
-    """Hooks and scaffolds in an EstimatorSpec are accepted but not run yet: say so."""
-    hooks = {
-        ModeKeys.TRAIN: (),  # run by the HookRunner
-        ModeKeys.EVAL: spec.evaluation_hooks,
-        ModeKeys.PREDICT: spec.prediction_hooks,
-    }[spec.mode]
-    if hooks:
-        logger.warning(
-            "EstimatorSpec hooks are not run yet by keras_estimator (ignored: %s).",
-            ", ".join(type(h).__name__ for h in hooks),
-        )
+    """A scaffold's init_fn / init_op / saver are accepted but not interpreted yet: say so."""
     scaffold = spec.scaffold
     if any(
         getattr(scaffold, attr, None) is not None
@@ -503,6 +503,29 @@ def _warn_unsupported_spec_parts(spec: EstimatorSpec) -> None:
             "EstimatorSpec.scaffold init_fn / init_op / saver are not interpreted yet by "
             "keras_estimator; variables are initialised by their initializers."
         )
+
+
+def _examples(predictions: Any, yield_single_examples: bool) -> Iterator[Any]:
+    """One batch of predictions as tf.estimator yielded it: per example, or whole."""
+    if isinstance(predictions, dict):
+        values = {k: v.numpy() for k, v in predictions.items()}
+        if not yield_single_examples:
+            yield values
+            return
+        for i in range(_batch_length(values)):
+            yield {k: v[i] for k, v in values.items()}
+        return
+    value = predictions.numpy()
+    if not yield_single_examples:
+        yield value
+        return
+    if value.ndim == 0:
+        raise ValueError(
+            "Prediction is a scalar, which has no batch dimension to split; expected "
+            "predictions of shape [batch_size, ...]. Fix: pass yield_single_examples=False, "
+            "or return batched predictions."
+        )
+    yield from value
 
 
 def _select_keys(predictions: Any, predict_keys: list[str] | None) -> Any:

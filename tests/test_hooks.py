@@ -56,10 +56,10 @@ def test_protocol_order_and_step_numbers(tmp_path, toy_data):
     # a fetched variable is read after the step's update
     assert hook.steps == [1, 2, 3]
     hook.calls.clear()
-    est.train(train_fn(toy_data), steps=2, hooks=[hook])  # same hook: no new trace
+    est.train(train_fn(toy_data), steps=2, hooks=[hook])  # the same hook object again
     assert hook.calls == [
-        "begin", "after_create_session", "before_run", "after_run", "before_run", "after_run",
-        "end",
+        "begin", "before_run", "after_create_session",
+        "before_run", "after_run", "before_run", "after_run", "end",
     ]  # fmt: skip
     assert hook.start_step == 3 and hook.steps[-2:] == [4, 5]
 
@@ -233,3 +233,47 @@ def test_feed_fn_hook_is_reported_as_unsupported(tmp_path, toy_data):
     est = estimator.Estimator(classifier_model_fn, model_dir=str(tmp_path), params={})
     with pytest.raises(NotImplementedError, match="FeedFnHook is not supported"):
         est.train(train_fn(toy_data), steps=1, hooks=[tf.train.FeedFnHook(lambda: {})])
+
+
+def test_evaluation_and_prediction_hooks(tmp_path, toy_data):
+    x, y = toy_data
+
+    def model_fn(features, labels, mode, params):
+        spec = classifier_model_fn(features, labels, mode, params)
+        if mode == estimator.ModeKeys.EVAL:
+            return spec._replace(evaluation_hooks=[eval_hook])
+        if mode == estimator.ModeKeys.PREDICT:
+            return spec._replace(prediction_hooks=[predict_hook])
+        return spec
+
+    class Tensors(tf.train.SessionRunHook):
+        """Fetches the batch size of a hidden layer's output, found by name."""
+
+        def __init__(self):
+            self.sizes, self.calls = [], []
+
+        def begin(self):
+            self.calls.append("begin")
+            relu = tf.get_default_graph().get_tensor_by_name("dense/Relu:0")
+            self.tensor = tf.shape(relu)[0]
+
+        def before_run(self, run_context):
+            return tf.train.SessionRunArgs(self.tensor)
+
+        def after_run(self, run_context, run_values):
+            self.sizes.append(int(run_values.results))
+
+        def end(self, session):
+            self.calls.append("end")
+
+    eval_hook, predict_hook = Tensors(), Tensors()
+    est = estimator.Estimator(model_fn, model_dir=str(tmp_path), params={})
+    est.train(dataset_input_fn(x, y, 16, repeat=True), steps=2)
+    result = est.evaluate(dataset_input_fn(x, y, 100))
+    assert eval_hook.sizes == [100, 100, 56] and eval_hook.calls[-1] == "end"
+    assert result["global_step"] == 2 and 0 <= result["accuracy"] <= 1
+    predictions = list(est.predict(dataset_input_fn(x, batch_size=100)))
+    assert len(predictions) == 256 and predict_hook.sizes == [100, 100, 56]
+    user_hook = Tensors()
+    est.evaluate(dataset_input_fn(x, y, 128), hooks=[user_hook])
+    assert user_hook.sizes == [128, 128]

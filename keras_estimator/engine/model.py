@@ -20,7 +20,7 @@ from tensorflow.python.eager import wrap_function  # noqa: E402  isort: skip
 ModelFnCaller = Callable[[Any, Any, str], EstimatorSpec]
 LOSS_KEY = "loss"
 GLOBAL_STEP_KEY = "global_step"
-HOOKS_KEY = "hooks"
+HOOKS_KEY = "__hooks__"  # step outputs the hooks asked for; not a metric name
 _ASSIGN_OPS = frozenset({"AssignAddVariableOp", "AssignVariableOp", "AssignSubVariableOp"})
 _CALL_OPS = frozenset(
     {"If", "StatelessIf", "While", "StatelessWhile", "PartitionedCall", "StatefulPartitionedCall"}
@@ -65,6 +65,7 @@ class EstimatorModel(keras.Model):
         self._store = store
         self._ke_global_step = global_step
         self._eval_updates: list = []
+        self._predict_hook_outputs: dict = {}
         # Set by the Estimator before a TRAIN trace; its hooks' fetches join the outputs.
         self.hook_runner: Any = None
 
@@ -82,10 +83,9 @@ class EstimatorModel(keras.Model):
             train_op = spec.train_op
             if isinstance(train_op, keras.optimizers.Optimizer):
                 train_op = self._apply_keras_optimizer(train_op, spec.loss, graph)
-            hook_outputs = {}
-            if self.hook_runner is not None:
-                spec_hooks = spec.training_hooks + spec.training_chief_hooks
-                hook_outputs = self.hook_runner.attach(spec_hooks, graph, global_step_read(graph))
+            hook_outputs = self._attach_hooks(
+                spec.training_hooks + spec.training_chief_hooks, graph
+            )
         start = global_step_read(graph)
         writes = _global_step_writes(graph, global_step)
         with tf.control_dependencies([train_op]):
@@ -132,8 +132,13 @@ class EstimatorModel(keras.Model):
         ]
         return tf.group(*writes, name="keras_train_op")
 
+    def _attach_hooks(self, spec_hooks: tuple, graph: tf.Graph) -> dict:
+        if self.hook_runner is None:
+            return {}
+        return self.hook_runner.attach(spec_hooks, graph, global_step_read(graph))
+
     def test_step(self, data: Any) -> dict[str, tf.Tensor]:
-        with tf1_graph_scope(self._store, self._ke_global_step):
+        with tf1_graph_scope(self._store, self._ke_global_step) as graph:
             spec = self._spec_for(data, ModeKeys.EVAL)
             for reserved, quoted in ((LOSS_KEY, '"loss"'), (GLOBAL_STEP_KEY, "`global_step`")):
                 if reserved in spec.eval_metric_ops:
@@ -145,11 +150,15 @@ class EstimatorModel(keras.Model):
             ops[LOSS_KEY] = tf.compat.v1.metrics.mean(spec.loss, name="keras_estimator_eval_loss")
             values, updates = metrics_lib.metric_values(ops, self._store)
             self._eval_updates = updates
+            hook_outputs = self._attach_hooks(spec.evaluation_hooks, graph)
+            if hook_outputs:
+                values[HOOKS_KEY] = hook_outputs
             return values
 
     def predict_step(self, data: Any) -> Any:
-        with tf1_graph_scope(self._store, self._ke_global_step):
+        with tf1_graph_scope(self._store, self._ke_global_step) as graph:
             spec = self._spec_for(data, ModeKeys.PREDICT)
+            self._predict_hook_outputs = self._attach_hooks(spec.prediction_hooks, graph)
             return spec.predictions
 
     # -- compiled steps and loops ----------------------------------------------------
@@ -169,10 +178,14 @@ class EstimatorModel(keras.Model):
         raw: dict[str, Any] = {}
 
         def traced(data: Any) -> Any:
-            self._eval_updates = []
-            raw["outputs"] = step(data)
+            self._eval_updates, self._predict_hook_outputs = [], {}
+            outputs = step(data)
+            if mode == ModeKeys.PREDICT:
+                # PREDICT yields (predictions, hook fetches); EVAL nests them in its dict.
+                outputs = (outputs, self._predict_hook_outputs)
+            raw["outputs"] = outputs
             raw["ops"] = list(self._eval_updates)
-            return raw["outputs"]
+            return outputs
 
         concrete = tf.function(traced, autograph=False).get_concrete_function(element_spec)
         feeds = concrete.inputs[: len(concrete.inputs) - len(concrete.captured_inputs)]

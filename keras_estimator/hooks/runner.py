@@ -1,10 +1,11 @@
 """Drives unmodified `SessionRunHook`s from the Estimator's training loop.
 
-At trace time every hook's `begin()` runs in the traced graph and a first `before_run()`
-tells which tensors it may fetch; those become extra outputs of the step (so a hook sees
-one extra `before_run()` in the train() call that traces the step). At run time the loop
-runs one step per call while hooks are present: `before_run` -> step -> `after_run` with
-the requested values; `request_stop()` ends training after the step.
+Every call that runs hooks traces its step afresh (tf.estimator built a new graph per
+call): each hook's `begin()` runs in the traced graph and a first `before_run()` tells
+which tensors it may fetch; those become extra outputs of the step (so a hook sees one
+extra `before_run()` before `after_create_session()`). At run time the loop runs one step
+per call while hooks are present: `before_run` -> step -> `after_run` with the requested
+values; `request_stop()` ends training after the step.
 """
 
 from __future__ import annotations
@@ -89,8 +90,6 @@ class HookRunner:
         self.hooks: list = list(hooks)
         self._keys: dict[Any, str] = {}  # fetch (id or name) -> step output key
         self._requests: list = []
-        self.graph: tf.Graph | None = None  # the traced step's graph, for begin()
-        self._begun_in_trace = False
 
     # -- trace time ------------------------------------------------------------------
     def attach(self, spec_hooks: tuple, graph: tf.Graph, global_step_read: tf.Tensor) -> dict:
@@ -98,7 +97,6 @@ class HookRunner:
         for hook in spec_hooks:
             _check_supported(hook)
         self.hooks = self.user_hooks + list(spec_hooks)
-        self.graph = graph
         self.session.global_step_tensors.add(id(global_step_read))
         outputs: dict[str, tf.Tensor] = {}
         context = _V1.train.SessionRunContext(_V1.train.SessionRunArgs(None), self.session)
@@ -124,7 +122,6 @@ class HookRunner:
                     key = f"hook_{len(outputs)}"
                     outputs[key] = _as_fetchable(fetch, graph)
                     self._keys[fetch_id(fetch)] = key
-        self._begun_in_trace = True
         return outputs
 
     def _key_of(self, fetch: Any) -> str | None:
@@ -134,16 +131,6 @@ class HookRunner:
     @property
     def active(self) -> bool:
         return bool(self.hooks)
-
-    def begin(self) -> None:
-        """Each train() call begins its hooks, in the traced graph their tensors live in."""
-        if self.graph is None or self._begun_in_trace:
-            # The trace of this very call already began them (in the traced graph).
-            self._begun_in_trace = False
-            return
-        with self.graph.as_default():
-            for hook in self.hooks:
-                hook.begin()
 
     def after_create_session(self) -> None:
         for hook in self.hooks:
