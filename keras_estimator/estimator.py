@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import logging
 import os
@@ -18,6 +19,7 @@ from keras_estimator._fn_args import fn_args
 from keras_estimator._seeding import seeded_python_random
 from keras_estimator.engine.global_step import GlobalStepVariable
 from keras_estimator.engine.model import HOOKS_KEY, EstimatorModel
+from keras_estimator.engine.summaries import write_scalars
 from keras_estimator.engine.variable_store import VariableStore
 from keras_estimator.hooks.runner import HookRunner, validate_hooks, validate_listeners
 from keras_estimator.hooks.session import HookSession
@@ -30,6 +32,7 @@ logger = logging.getLogger("keras_estimator")
 
 _VALID_MODEL_FN_ARGS = {"features", "labels", "mode", "params", "self", "config"}
 _UNTIL_EXHAUSTED = np.iinfo(np.int64).max
+_RATE = "global_step/sec"
 # Longest run of steps without a return to Python (time-based saves are checked between).
 _MAX_CHUNK = 1000
 
@@ -117,6 +120,7 @@ class Estimator:
             )
         self._model: EstimatorModel | None = None
         self._loops: dict[Any, Callable] = {}
+        self._writers: dict[str, tf.summary.SummaryWriter] = {}
         logger.info("Using config: %s", self._config)
         ignored = [
             name
@@ -209,7 +213,13 @@ class Estimator:
         if key not in self._loops:
             runner = HookRunner(list(hooks), HookSession(store, model._ke_global_step))
             model.hook_runner = runner
-            with seeded_python_random(self._config.tf_random_seed), store.creating() as used:
+            model.summary_steps = self._config.save_summary_steps
+            writer = self._summary_writer(self._model_dir) if mode == ModeKeys.TRAIN else None
+            with (
+                seeded_python_random(self._config.tf_random_seed),
+                store.creating() as used,
+                writer.as_default() if writer is not None else contextlib.nullcontext(),
+            ):
                 step_fn, out_specs = model.make_step(mode, dataset.element_spec)
                 if mode == ModeKeys.PREDICT:
                     loop = tf.function(step_fn, autograph=False)
@@ -234,6 +244,13 @@ class Estimator:
             )
             restorer.raise_if_mismatched()
         return loop, runner
+
+    def _summary_writer(self, directory: str) -> tf.summary.SummaryWriter:
+        """One event-file writer per directory for this Estimator (kept open)."""
+        writer = self._writers.get(directory)
+        if writer is None:
+            writer = self._writers[directory] = tf.summary.create_file_writer(directory)
+        return writer
 
     def _seed(self) -> None:
         """Seeds TF before input_fn runs, as tf.estimator seeded its fresh graph."""
@@ -299,6 +316,7 @@ class Estimator:
             saver.save(step)
         runner.after_create_session()
         step = self._run_training(loop, dataset, saver, runner, step, target)
+        self._summary_writer(self._model_dir).flush()
         runner.end()
         if saver is not None:
             saver.end(step)
@@ -356,6 +374,8 @@ class Estimator:
                 if step - last_log_step >= log_every and now > last_log_time:
                     rate = (step - last_log_step) / (now - last_log_time)
                     logger.info("global_step/sec: %g", rate)
+                    # tf.estimator's StepCounterHook wrote it to model_dir as well.
+                    write_scalars(self._summary_writer(self._model_dir), {_RATE: rate}, step)
                     last_log_time, last_log_step = now, step
             due = (save_steps and step - last_saved >= save_steps) or (
                 save_secs and now - last_save_time >= save_secs
@@ -420,6 +440,9 @@ class Estimator:
         results["global_step"] = self._global_step_value()
         shown = ", ".join(f"{k} = {v}" for k, v in sorted(results.items()))
         logger.info("Saving dict for global step %d: %s", results["global_step"], shown)
+        eval_dir = os.path.join(self._model_dir, "eval" if not name else f"eval_{name}")
+        metrics = {k: v for k, v in results.items() if k != "global_step"}
+        write_scalars(self._summary_writer(eval_dir), metrics, results["global_step"])
         return results
 
     def _checkpoint_for(self, checkpoint_path: str | None, what: str) -> str | None:

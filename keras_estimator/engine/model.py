@@ -10,6 +10,7 @@ import tensorflow as tf
 
 from keras_estimator.engine import metrics as metrics_lib
 from keras_estimator.engine.graph_scope import global_step_read, tf1_graph_scope
+from keras_estimator.engine.summaries import summaries_every
 from keras_estimator.engine.variable_store import VariableStore
 from keras_estimator.mode_keys import ModeKeys
 from keras_estimator.spec import EstimatorSpec
@@ -66,8 +67,10 @@ class EstimatorModel(keras.Model):
         self._ke_global_step = global_step
         self._eval_updates: list = []
         self._predict_hook_outputs: dict = {}
-        # Set by the Estimator before a TRAIN trace; its hooks' fetches join the outputs.
+        # Set by the Estimator before a trace; its hooks' fetches join the outputs.
         self.hook_runner: Any = None
+        # RunConfig.save_summary_steps: summaries written inside the TRAIN step, every N.
+        self.summary_steps: int | None = None
 
     # -- steps -------------------------------------------------------------------
     def _spec_for(self, data: Any, mode: str) -> EstimatorSpec:
@@ -79,7 +82,9 @@ class EstimatorModel(keras.Model):
     def train_step(self, data: Any) -> dict[str, tf.Tensor]:
         global_step = self._ke_global_step
         with tf1_graph_scope(self._store, global_step) as graph:
-            spec = self._spec_for(data, ModeKeys.TRAIN)
+            with summaries_every(self.summary_steps, global_step_read(graph)):
+                spec = self._spec_for(data, ModeKeys.TRAIN)
+                tf.summary.scalar(LOSS_KEY, spec.loss)
             train_op = spec.train_op
             if isinstance(train_op, keras.optimizers.Optimizer):
                 train_op = self._apply_keras_optimizer(train_op, spec.loss, graph)

@@ -1,0 +1,72 @@
+"""Event files in model_dir (training) and model_dir/eval (evaluation), as tf.estimator wrote."""
+
+import os
+
+import pytest
+import tensorflow.compat.v1 as tf
+from helpers import classifier_model_fn, dataset_input_fn
+
+import keras_estimator as estimator
+
+
+def read_events(directory):
+    """{tag: [(step, value), ...]} from every event file in `directory`."""
+    found = {}
+    for path in tf.io.gfile.glob(os.path.join(directory, "events.*")):
+        for event in tf.train.summary_iterator(path):
+            for value in event.summary.value:
+                number = value.simple_value
+                if value.HasField("tensor"):
+                    number = tf.make_ndarray(value.tensor)
+                found.setdefault(value.tag, []).append((event.step, number))
+    return found
+
+
+def summary_model_fn(features, labels, mode, params):
+    spec = classifier_model_fn(features, labels, mode, params)
+    if mode == estimator.ModeKeys.TRAIN:
+        tf.summary.scalar("v1_loss_times_two", spec.loss * 2.0)  # TF1 summary API
+        tf.compat.v2.summary.scalar("v2_constant", 3.0)  # TF2 summary API
+        tf.summary.histogram(
+            "logits_hist", tf.get_default_graph().get_tensor_by_name("dense_1/BiasAdd:0")
+        )
+    return spec
+
+
+def test_training_summaries_every_save_summary_steps(tmp_path, toy_data):
+    x, y = toy_data
+    config = estimator.RunConfig(
+        model_dir=str(tmp_path), save_summary_steps=5, log_step_count_steps=5
+    )
+    est = estimator.Estimator(summary_model_fn, config=config, params={})
+    est.train(dataset_input_fn(x, y, 16, repeat=True), steps=12)
+    events = read_events(str(tmp_path))
+    # stamped with the global step after the step, as SummarySaverHook: 1, 6, 11
+    assert [step for step, _ in events["loss"]] == [1, 6, 11]
+    assert [step for step, _ in events["v1_loss_times_two"]] == [1, 6, 11]
+    assert [float(v) for _, v in events["v2_constant"]] == [3.0, 3.0, 3.0]
+    assert "logits_hist" in events
+    for (_, loss), (_, doubled) in zip(events["loss"], events["v1_loss_times_two"]):
+        assert float(doubled) == pytest.approx(2 * float(loss), rel=1e-5)
+    assert [step for step, _ in events["global_step/sec"]] == [6, 11]
+
+
+def test_no_summaries_when_save_summary_steps_is_zero(tmp_path, toy_data):
+    x, y = toy_data
+    config = estimator.RunConfig(model_dir=str(tmp_path), save_summary_steps=0)
+    est = estimator.Estimator(summary_model_fn, config=config, params={})
+    est.train(dataset_input_fn(x, y, 16, repeat=True), steps=3)
+    assert "loss" not in read_events(str(tmp_path))
+
+
+def test_evaluation_metrics_go_to_the_eval_directory(tmp_path, toy_data):
+    x, y = toy_data
+    est = estimator.Estimator(classifier_model_fn, model_dir=str(tmp_path), params={})
+    est.train(dataset_input_fn(x, y, 16, repeat=True), steps=4)
+    result = est.evaluate(dataset_input_fn(x, y, 64))
+    est.evaluate(dataset_input_fn(x, y, 64), name="holdout")
+    events = read_events(str(tmp_path / "eval"))
+    assert events["accuracy"] == [(4, pytest.approx(result["accuracy"]))]
+    assert events["loss"] == [(4, pytest.approx(result["loss"]))]
+    assert "global_step" not in events
+    assert "accuracy" in read_events(str(tmp_path / "eval_holdout"))
