@@ -210,11 +210,32 @@ class Estimator:
         model = self._model
         store = model._store
         key = (mode, repr(dataset.element_spec), tuple(id(h) for h in hooks))
-        if key not in self._loops:
-            runner = HookRunner(list(hooks), HookSession(store, model._ke_global_step))
-            model.hook_runner = runner
-            model.summary_steps = self._config.save_summary_steps
-            writer = self._summary_writer(self._model_dir) if mode == ModeKeys.TRAIN else None
+        with self._summaries_for(mode) as writer:  # undone if tracing or restoring fails
+            if key not in self._loops:
+                self._loops[key] = self._trace(mode, dataset, hooks, writer)
+            loop, used, runner = self._loops[key]
+            if runner.active:
+                # Hooks begin() in the graph of the call that runs them (tf.estimator built
+                # a new graph per call): a step with hooks is traced again next time.
+                del self._loops[key]
+            if checkpoint is not None:
+                restorer = ckpt_lib.CheckpointRestorer(checkpoint)
+                restorer.restore_all(
+                    {name: store.variables[name] for name in used if name not in store.local_names}
+                )
+                restorer.raise_if_mismatched()
+        return loop, runner
+
+    def _trace(
+        self, mode: str, dataset: tf.data.Dataset, hooks: tuple, writer: Any
+    ) -> tuple[Callable, set[str], HookRunner]:
+        """Traces the step of `mode` (and its loop): `(loop, variable names used, runner)`."""
+        model = self._model
+        store = model._store
+        runner = HookRunner(list(hooks), HookSession(store, model._ke_global_step))
+        model.hook_runner = runner
+        model.summary_steps = self._config.save_summary_steps
+        try:
             with (
                 seeded_python_random(self._config.tf_random_seed),
                 store.creating() as used,
@@ -229,21 +250,35 @@ class Estimator:
                     loop.get_concrete_function(
                         tf.data.IteratorSpec(dataset.element_spec), tf.TensorSpec([], tf.int64)
                     )
+        finally:
             model.hook_runner = None
-            used.add("global_step")
-            self._loops[key] = (loop, used, runner)
-        loop, used, runner = self._loops[key]
-        if runner.active:
-            # Hooks begin() in the graph of the call that runs them (tf.estimator built a new
-            # graph per call): a step with hooks is traced again next time.
-            del self._loops[key]
-        if checkpoint is not None:
-            restorer = ckpt_lib.CheckpointRestorer(checkpoint)
-            restorer.restore_all(
-                {name: store.variables[name] for name in used if name not in store.local_names}
-            )
-            restorer.raise_if_mismatched()
-        return loop, runner
+        used.add("global_step")
+        return loop, used, runner
+
+    @contextlib.contextmanager
+    def _summaries_for(self, mode: str) -> Iterator[tf.summary.SummaryWriter | None]:
+        """The training event-file writer (TRAIN with save_summary_steps), for a trace.
+
+        Creating it opens an event file; if the trace fails (a bad model_fn), the file and
+        a model_dir made for it are removed again, so a failure leaves model_dir as it was.
+        """
+        if mode != ModeKeys.TRAIN or not self._config.save_summary_steps:
+            yield None
+            return
+        fresh = self._model_dir not in self._writers
+        existed = set(os.listdir(self._model_dir)) if os.path.isdir(self._model_dir) else None
+        writer = self._summary_writer(self._model_dir)
+        try:
+            yield writer
+        except BaseException:
+            if fresh:
+                self._writers.pop(self._model_dir).close()
+                for name in set(os.listdir(self._model_dir)) - (existed or set()):
+                    if name.startswith("events.out.tfevents"):
+                        os.remove(os.path.join(self._model_dir, name))
+                if existed is None and not os.listdir(self._model_dir):
+                    os.rmdir(self._model_dir)
+            raise
 
     def _summary_writer(self, directory: str) -> tf.summary.SummaryWriter:
         """One event-file writer per directory for this Estimator (kept open)."""

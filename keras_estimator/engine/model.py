@@ -84,7 +84,7 @@ class EstimatorModel(keras.Model):
         with tf1_graph_scope(self._store, global_step) as graph:
             with summaries_every(self.summary_steps, global_step_read(graph)):
                 spec = self._spec_for(data, ModeKeys.TRAIN)
-                tf.summary.scalar(LOSS_KEY, spec.loss)
+                tf.compat.v1.summary.scalar(LOSS_KEY, spec.loss)  # as tf.estimator added it
             train_op = spec.train_op
             if isinstance(train_op, keras.optimizers.Optimizer):
                 train_op = self._apply_keras_optimizer(train_op, spec.loss, graph)

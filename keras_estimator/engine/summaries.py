@@ -1,9 +1,10 @@
 """Summaries written from inside the compiled training step, every `save_summary_steps`.
 
-With a default writer set while the step is traced, both `tf.summary.*` and
-`tf.compat.v1.summary.*` calls in the model_fn become writes in the step, guarded by
-`record_if(global step % N == 0)`. They are stamped with the global step after the
-step, as tf.estimator's SummarySaverHook did (1, N + 1, 2N + 1, ...).
+As under tf.estimator: `tf.compat.v1.summary.*` ops in the model_fn go to the SUMMARIES
+collection (so `merge_all()` and a user's SummarySaverHook see them) and are written
+merged; `tf.summary.*` (v2) calls write through the default writer set while the step is
+traced. Both are guarded by `record_if(global step % N == 0)` and stamped with the global
+step after the step, as tf.estimator's SummarySaverHook did (1, N + 1, 2N + 1, ...).
 """
 
 from __future__ import annotations
@@ -12,20 +13,40 @@ import contextlib
 from collections.abc import Iterator
 
 import tensorflow as tf
+from tensorflow.python.summary import summary as v1_summary
+
+
+@contextlib.contextmanager
+def _v1_summaries_to_collections() -> Iterator[None]:
+    # With a default v2 writer TF 2.x turns v1 summary calls into direct writes that
+    # return b'' and skip the SUMMARIES collection; TF1 code (merge_all) needs the latter.
+    original = v1_summary._should_invoke_v2_op
+    v1_summary._should_invoke_v2_op = lambda: False
+    try:
+        yield
+    finally:
+        v1_summary._should_invoke_v2_op = original
 
 
 @contextlib.contextmanager
 def summaries_every(every: int | None, step_before: tf.Tensor) -> Iterator[None]:
-    """Records summaries created inside on steps where `step_before % every == 0`."""
+    """Records summaries created inside on steps where `step_before % every == 0`.
+
+    On exit, the v1 summaries collected in the graph are written too (merged).
+    """
     if not every:
-        with tf.summary.record_if(False):
+        with tf.summary.record_if(False), _v1_summaries_to_collections():
             yield
         return
     previous = tf.summary.experimental.get_step()
     tf.summary.experimental.set_step(step_before + 1)
     try:
         with tf.summary.record_if(tf.equal(step_before % every, 0)):
-            yield
+            with _v1_summaries_to_collections():
+                yield
+            merged = tf.compat.v1.summary.merge_all()
+            if merged is not None and tf.summary.experimental.get_step() is not None:
+                tf.summary.experimental.write_raw_pb(merged, step=step_before + 1)
     finally:
         tf.summary.experimental.set_step(previous)
 
