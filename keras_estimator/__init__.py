@@ -10,6 +10,7 @@ from keras_estimator._environment import check_environment as _check_environment
 
 _check_environment()
 
+from keras_estimator import experimental  # noqa: E402
 from keras_estimator.compat import install_v1_layers as _install_v1_layers  # noqa: E402
 from keras_estimator.estimator import Estimator  # noqa: E402
 from keras_estimator.hooks import (  # noqa: E402
@@ -60,4 +61,5 @@ __all__ = [
     "StepCounterHook",
     "StopAtStepHook",
     "SummarySaverHook",
+    "experimental",
 ]

@@ -145,6 +145,10 @@ class Estimator:
         """The `EstimatorModel` (a `keras.Model`) behind this Estimator, once built."""
         return self._model
 
+    def eval_dir(self, name: str | None = None) -> str:
+        """Where `evaluate(name=...)` writes its event files: model_dir/eval[_name]."""
+        return os.path.join(self._model_dir, "eval" if not name else f"eval_{name}")
+
     def latest_checkpoint(self) -> str | None:
         """The newest checkpoint prefix in `model_dir`, or None."""
         return ckpt_lib.latest_checkpoint(self._model_dir)
@@ -475,7 +479,7 @@ class Estimator:
         results["global_step"] = self._global_step_value()
         shown = ", ".join(f"{k} = {v}" for k, v in sorted(results.items()))
         logger.info("Saving dict for global step %d: %s", results["global_step"], shown)
-        eval_dir = os.path.join(self._model_dir, "eval" if not name else f"eval_{name}")
+        eval_dir = self.eval_dir(name)
         metrics = {k: v for k, v in results.items() if k != "global_step"}
         write_scalars(self._summary_writer(eval_dir), metrics, results["global_step"])
         return results

@@ -70,3 +70,48 @@ def test_evaluation_metrics_go_to_the_eval_directory(tmp_path, toy_data):
     assert events["loss"] == [(4, pytest.approx(result["loss"]))]
     assert "global_step" not in events
     assert "accuracy" in read_events(str(tmp_path / "eval_holdout"))
+
+
+def test_eval_events_are_tf1_simple_values_and_read_eval_metrics(tmp_path, toy_data):
+    x, y = toy_data
+    est = estimator.Estimator(classifier_model_fn, model_dir=str(tmp_path), params={})
+    est.train(dataset_input_fn(x, y, 16, repeat=True), steps=2)
+    first = est.evaluate(dataset_input_fn(x, y, 64))
+    est.train(dataset_input_fn(x, y, 16, repeat=True), steps=3)
+    second = est.evaluate(dataset_input_fn(x, y, 64))
+    assert est.eval_dir() == str(tmp_path / "eval")
+    metrics = estimator.experimental.read_eval_metrics(est.eval_dir())
+    assert list(metrics) == [2, 5]
+    assert metrics[2]["accuracy"] == pytest.approx(first["accuracy"])
+    assert metrics[5]["loss"] == pytest.approx(second["loss"])
+
+
+@pytest.mark.parametrize(
+    "make_hook, final_step",
+    [
+        (lambda est: estimator.experimental.stop_if_higher_hook(
+            est, "accuracy", -1.0, run_every_secs=None, run_every_steps=1), 2),
+        (lambda est: estimator.experimental.stop_if_lower_hook(
+            est, "accuracy", -1.0, run_every_secs=None, run_every_steps=1), 50),
+        (lambda est: estimator.experimental.stop_if_no_decrease_hook(
+            est, "loss", 0, run_every_secs=None, run_every_steps=1), 2),
+        (lambda est: estimator.experimental.stop_if_no_increase_hook(
+            est, "loss", 10**6, run_every_secs=None, run_every_steps=1), 50),
+    ],
+)  # fmt: skip
+def test_early_stopping_hooks_stop_on_eval_metrics(tmp_path, toy_data, make_hook, final_step):
+    x, y = toy_data
+    est = estimator.Estimator(classifier_model_fn, model_dir=str(tmp_path), params={})
+    est.train(dataset_input_fn(x, y, 16, repeat=True), steps=1)
+    est.evaluate(dataset_input_fn(x, y, 64))  # one eval result at step 1
+    est.train(dataset_input_fn(x, y, 16, repeat=True), steps=49, hooks=[make_hook(est)])
+    # a met condition stops after the first step of this call; otherwise all 49 run
+    assert est.get_variable_value("global_step") == final_step
+
+
+def test_make_early_stopping_hook_checks_its_arguments(tmp_path):
+    est = estimator.Estimator(classifier_model_fn, model_dir=str(tmp_path), params={})
+    with pytest.raises(TypeError, match="must have type `tf.estimator.Estimator`"):
+        estimator.experimental.make_early_stopping_hook(object(), lambda: True)
+    with pytest.raises(ValueError, match="Only one of `run_every_secs` and `run_every_steps`"):
+        estimator.experimental.make_early_stopping_hook(est, lambda: True, 1, 1)

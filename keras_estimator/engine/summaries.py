@@ -52,11 +52,17 @@ def summaries_every(every: int | None, step_before: tf.Tensor) -> Iterator[None]
 
 
 def write_scalars(writer: tf.summary.SummaryWriter, values: dict, step: int) -> None:
-    """Writes Python / numpy scalars (e.g. evaluation results) at `step`."""
+    """Writes Python / numpy scalars at `step` as TF1 `simple_value` summaries.
+
+    That is the form tf.estimator wrote (evaluation results, global_step/sec) and the one
+    its readers (`read_eval_metrics`, exporters, user scripts) look for.
+    """
+    summary = tf.compat.v1.Summary()
+    for name, value in values.items():
+        try:
+            summary.value.add(tag=name, simple_value=float(value))
+        except (TypeError, ValueError):
+            continue  # not a scalar: tf.estimator skipped those too
     with writer.as_default():
-        for name, value in values.items():
-            try:
-                tf.summary.scalar(name, float(value), step=step)
-            except (TypeError, ValueError):
-                continue  # not a scalar: tf.estimator skipped those too
+        tf.summary.experimental.write_raw_pb(summary.SerializeToString(), step=step)
     writer.flush()

@@ -1,0 +1,19 @@
+"""`tf.estimator.experimental`: early stopping and related helpers."""
+
+from keras_estimator.experimental.early_stopping import (
+    make_early_stopping_hook,
+    read_eval_metrics,
+    stop_if_higher_hook,
+    stop_if_lower_hook,
+    stop_if_no_decrease_hook,
+    stop_if_no_increase_hook,
+)
+
+__all__ = [
+    "make_early_stopping_hook",
+    "read_eval_metrics",
+    "stop_if_higher_hook",
+    "stop_if_lower_hook",
+    "stop_if_no_decrease_hook",
+    "stop_if_no_increase_hook",
+]
