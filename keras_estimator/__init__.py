@@ -33,6 +33,7 @@ from keras_estimator.hooks import (  # noqa: E402
     SummarySaverHook,
 )
 from keras_estimator.mode_keys import ModeKeys  # noqa: E402
+from keras_estimator.progress import set_progress_bar  # noqa: E402
 from keras_estimator.run_config import RunConfig  # noqa: E402
 from keras_estimator.spec import EstimatorSpec  # noqa: E402
 
@@ -62,4 +63,5 @@ __all__ = [
     "StopAtStepHook",
     "SummarySaverHook",
     "experimental",
+    "set_progress_bar",
 ]

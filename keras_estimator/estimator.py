@@ -25,6 +25,7 @@ from keras_estimator.hooks.runner import HookRunner, validate_hooks, validate_li
 from keras_estimator.hooks.session import HookSession
 from keras_estimator.inputs import call_input_fn
 from keras_estimator.mode_keys import ModeKeys
+from keras_estimator.progress import TrainingProgress
 from keras_estimator.run_config import RunConfig
 from keras_estimator.spec import EstimatorSpec
 
@@ -383,6 +384,7 @@ class Estimator:
         last_saved = last_log_step = step
         loss = None
         stop = False
+        progress = TrainingProgress(step, target)
         while not stop and (target is None or step < target):
             chunk = _MAX_CHUNK
             if log_every:
@@ -407,6 +409,7 @@ class Estimator:
                 if runner.active:
                     values = {k: v.numpy() for k, v in logs.get(HOOKS_KEY, {}).items()}
                     stop = runner.after_step(values)
+                progress.update(step, loss)
             now = time.time()
             if ran and log_every and (step - 1) % log_every == 0:
                 logger.info("loss = %s, step = %d", loss, step - 1)
@@ -424,6 +427,7 @@ class Estimator:
                 last_saved, last_save_time = step, time.time()
             if ran < chunk:
                 break  # input exhausted
+        progress.close(step, loss)
         if saver is not None and step != last_saved:
             saver.save(step)
         logger.info("Loss for final step: %s.", loss)
