@@ -27,6 +27,7 @@ from keras_estimator.inputs import call_input_fn
 from keras_estimator.mode_keys import ModeKeys
 from keras_estimator.progress import TrainingProgress
 from keras_estimator.run_config import RunConfig
+from keras_estimator.session_config import apply_session_config
 from keras_estimator.spec import EstimatorSpec
 
 logger = logging.getLogger("keras_estimator")
@@ -123,9 +124,10 @@ class Estimator:
         self._loops: dict[Any, Callable] = {}
         self._writers: dict[str, tf.summary.SummaryWriter] = {}
         logger.info("Using config: %s", self._config)
+        apply_session_config(self._config.session_config)
         ignored = [
             name
-            for name in ("train_distribute", "eval_distribute", "session_config", "device_fn")
+            for name in ("train_distribute", "eval_distribute", "device_fn")
             if getattr(self._config, name) is not None
         ]
         if ignored:

@@ -48,16 +48,16 @@ def test_import_fails_clearly_with_legacy_keras_switch():
 
 def test_progress_bar_is_off_in_batch_runs_and_can_be_forced(tmp_path):
     script = tmp_path / "train.py"
+    tests_dir, model_dir = os.path.dirname(__file__), str(tmp_path / "m")
     script.write_text(
         "import sys\n"
-        "sys.path.insert(0, %r)\n"
+        f"sys.path.insert(0, {tests_dir!r})\n"
         "import keras_estimator\n"
         "from helpers import classifier_model_fn, dataset_input_fn\n"
         "import numpy as np\n"
         "x = np.random.rand(64, 8).astype('float32'); y = np.zeros(64, 'int64')\n"
-        "est = keras_estimator.Estimator(classifier_model_fn, model_dir=%r, params={})\n"
+        f"est = keras_estimator.Estimator(classifier_model_fn, {model_dir!r}, params={{}})\n"
         "est.train(dataset_input_fn(x, y, 8, repeat=True), steps=20)\n"
-        % (os.path.dirname(__file__), str(tmp_path / "m"))
     )
     quiet = run_python([str(script)])
     assert quiet.returncode == 0, quiet.stderr[-2000:]

@@ -189,3 +189,40 @@ def test_estimator_config_and_model_dir_rules(tmp_path):
         )
     est = estimator.Estimator(model_fn, config=RunConfig(model_dir=str(tmp_path / "c")))
     assert est.model_dir == str(tmp_path / "c")
+
+
+def test_session_config_maps_to_tf_config_and_warns_about_the_rest(tmp_path, caplog):
+    import logging
+
+    soft = tf.config.get_soft_device_placement()
+    tf.config.set_soft_device_placement(False)
+    proto = tf.compat.v1.ConfigProto(allow_soft_placement=True, operation_timeout_in_ms=5)
+    try:
+        with caplog.at_level(logging.WARNING, logger="keras_estimator"):
+            estimator.Estimator(
+                lambda features, labels, mode: None,
+                config=RunConfig(model_dir=str(tmp_path), session_config=proto),
+            )
+        assert tf.config.get_soft_device_placement() is True
+        warning = [r.getMessage() for r in caplog.records if "session_config" in r.getMessage()]
+        assert len(warning) == 1 and "operation_timeout_in_ms" in warning[0]
+    finally:
+        tf.config.set_soft_device_placement(soft)
+
+
+def test_session_config_thread_counts_in_a_fresh_process(tmp_path):
+    import subprocess
+    import sys
+
+    code = (
+        "import tensorflow as tf, keras_estimator as ke\n"
+        "proto = tf.compat.v1.ConfigProto(intra_op_parallelism_threads=1,"
+        " inter_op_parallelism_threads=1)\n"
+        f"ke.Estimator(lambda features: None, model_dir={str(tmp_path)!r},"
+        " config=ke.RunConfig(session_config=proto))\n"
+        "print(tf.config.threading.get_intra_op_parallelism_threads(),"
+        " tf.config.threading.get_inter_op_parallelism_threads())\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split()[-2:] == ["1", "1"]
