@@ -21,6 +21,7 @@ from keras_estimator.engine.global_step import GlobalStepVariable
 from keras_estimator.engine.model import HOOKS_KEY, EstimatorModel
 from keras_estimator.engine.summaries import write_scalars
 from keras_estimator.engine.variable_store import VariableStore
+from keras_estimator.hooks.keras_callbacks import KerasCallbacks
 from keras_estimator.hooks.runner import HookRunner, validate_hooks, validate_listeners
 from keras_estimator.hooks.session import HookSession
 from keras_estimator.inputs import call_input_fn
@@ -321,7 +322,7 @@ class Estimator:
             raise ValueError(f"Must specify steps > 0, given: {steps}")
         if max_steps is not None and max_steps <= 0:
             raise ValueError(f"Must specify max_steps > 0, given: {max_steps}")
-        hooks = validate_hooks(hooks)
+        hooks, callbacks = validate_hooks(hooks)
         listeners = validate_listeners(saving_listeners)
         saving = bool(self._config.save_checkpoints_steps or self._config.save_checkpoints_secs)
         if listeners and not saving:
@@ -357,7 +358,8 @@ class Estimator:
         if saver is not None and checkpoint is None:
             saver.save(step)
         runner.after_create_session()
-        step = self._run_training(loop, dataset, saver, runner, step, target)
+        keras_callbacks = KerasCallbacks(callbacks, self._model, "train")
+        step = self._run_training(loop, dataset, saver, runner, keras_callbacks, step, target)
         self._summary_writer(self._model_dir).flush()
         runner.end()
         if saver is not None:
@@ -370,6 +372,7 @@ class Estimator:
         dataset: tf.data.Dataset,
         saver: _ListenedSaver | None,
         runner: HookRunner,
+        callbacks: KerasCallbacks,
         step: int,
         target: int | None,
     ) -> int:
@@ -398,9 +401,10 @@ class Estimator:
                 chunk = min(chunk, max(last_saved + save_steps - step, 1))
             if target is not None:
                 chunk = min(chunk, target - step)
-            if runner.active:
-                chunk = 1
+            if runner.active or callbacks.active:
+                chunk = 1  # hooks and callbacks see every step, as in fit()
                 runner.before_step()
+                callbacks.batch_begin(step)
             ran, logs = loop(iterator, tf.constant(chunk, tf.int64))
             ran = int(ran)
             if ran:
@@ -411,6 +415,7 @@ class Estimator:
                 if runner.active:
                     values = {k: v.numpy() for k, v in logs.get(HOOKS_KEY, {}).items()}
                     stop = runner.after_step(values)
+                stop = callbacks.batch_end(step - 1, {"loss": loss}) or stop
                 progress.update(step, loss)
             now = time.time()
             if ran and log_every and (step - 1) % log_every == 0:
@@ -430,6 +435,7 @@ class Estimator:
             if ran < chunk:
                 break  # input exhausted
         progress.close(step, loss)
+        callbacks.end({"loss": loss} if loss is not None else {})
         if saver is not None and step != last_saved:
             saver.save(step)
         logger.info("Loss for final step: %s.", loss)
@@ -451,7 +457,7 @@ class Estimator:
         """
         if steps is not None and steps <= 0:
             raise ValueError(f"Must specify steps > 0, given: {steps}")
-        hooks = validate_hooks(hooks)
+        hooks, callbacks = validate_hooks(hooks)
         checkpoint = self._checkpoint_for(checkpoint_path, "evaluate")
         self._seed()
         dataset = call_input_fn(input_fn, ModeKeys.EVAL, self.params, self.config)
@@ -459,18 +465,22 @@ class Estimator:
         self._model._store.reset_locals()
         limit = steps if steps is not None else _UNTIL_EXHAUSTED
         runner.after_create_session()
+        keras_callbacks = KerasCallbacks(callbacks, self._model, "test")
         iterator = iter(dataset)
-        if runner.active:
+        if runner.active or keras_callbacks.active:
             ran, done = 0, 0
             logs = None
             while done < limit:
                 runner.before_step()
+                keras_callbacks.batch_begin(done)
                 ran, step_logs = loop(iterator, tf.constant(1, tf.int64))
                 if not int(ran):
                     break
                 done, logs = done + 1, step_logs
-                values = {k: v.numpy() for k, v in logs[HOOKS_KEY].items()}
-                if runner.after_step(values):
+                values = {k: v.numpy() for k, v in logs.get(HOOKS_KEY, {}).items()}
+                stop = runner.after_step(values) if runner.active else False
+                batch_logs = {k: float(v) for k, v in logs.items() if k != HOOKS_KEY}
+                if keras_callbacks.batch_end(done - 1, batch_logs) or stop:
                     break
             ran = done
             if logs is None:
@@ -478,6 +488,7 @@ class Estimator:
         else:
             ran, logs = loop(iterator, tf.constant(limit, tf.int64))
         runner.end()
+        keras_callbacks.end({k: float(v) for k, v in logs.items() if k != HOOKS_KEY})
         if int(ran) == 0:
             # tf.estimator reported the metrics' initial values in this case; so do we.
             logger.warning("Evaluation ran no step: input_fn yielded no data.")
@@ -517,7 +528,12 @@ class Estimator:
         yield_single_examples: bool = True,
     ) -> Iterator[Any]:
         """Yields predictions for `input_fn`'s features lazily, one example (or batch) at a time."""
-        hooks = validate_hooks(hooks)
+        hooks, callbacks = validate_hooks(hooks)
+        if callbacks:
+            raise NotImplementedError(
+                "Keras callbacks in predict(hooks=...) are not supported; expected "
+                "SessionRunHooks there."
+            )
         checkpoint = self._checkpoint_for(checkpoint_path, "predict")
         self._seed()
         dataset = call_input_fn(input_fn, ModeKeys.PREDICT, self.params, self.config)

@@ -151,7 +151,7 @@ def test_saving_listeners_need_a_checkpoint_saver(tmp_path, toy_data):
 
 def test_bad_hooks_are_rejected(tmp_path, toy_data):
     est = estimator.Estimator(classifier_model_fn, model_dir=str(tmp_path), params={})
-    with pytest.raises(TypeError, match="Hooks must be a SessionRunHook"):
+    with pytest.raises(TypeError, match="Hooks must be a SessionRunHook or a keras"):
         est.train(train_fn(toy_data), steps=1, hooks=[object()])
     with pytest.raises(
         TypeError, match="saving_listeners must be a list of CheckpointSaverListener"
@@ -277,3 +277,38 @@ def test_evaluation_and_prediction_hooks(tmp_path, toy_data):
     user_hook = Tensors()
     est.evaluate(dataset_input_fn(x, y, 128), hooks=[user_hook])
     assert user_hook.sizes == [128, 128]
+
+
+def test_keras_callbacks_in_hooks(tmp_path, toy_data):
+    import keras
+
+    seen = {"batches": [], "losses": [], "events": []}
+
+    class Recorder(keras.callbacks.Callback):
+        def on_train_begin(self, logs=None):
+            seen["events"].append("train_begin")
+
+        def on_train_batch_end(self, batch, logs=None):
+            seen["batches"].append(batch)
+            seen["losses"].append(logs["loss"])
+            if len(seen["batches"]) == 4:
+                self.model.stop_training = True
+
+        def on_train_end(self, logs=None):
+            seen["events"].append("train_end")
+
+        def on_test_end(self, logs=None):
+            seen["events"].append(("test_end", round(logs["accuracy"], 6)))
+
+    est = estimator.Estimator(classifier_model_fn, model_dir=str(tmp_path), params={})
+    est.train(train_fn(toy_data), steps=10, hooks=[Recorder()])
+    assert seen["batches"] == [0, 1, 2, 3]  # stop_training ends training after the step
+    assert all(np.isfinite(seen["losses"]))
+    assert est.get_variable_value("global_step") == 4
+    x, y = toy_data
+    result = est.evaluate(dataset_input_fn(x, y, 64), hooks=[Recorder()])
+    assert seen["events"] == [
+        "train_begin",
+        "train_end",
+        ("test_end", round(result["accuracy"], 6)),
+    ]

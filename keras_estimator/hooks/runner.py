@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import keras
 import tensorflow as tf
 
 from keras_estimator.hooks.session import HookSession, fetch_id
@@ -19,14 +20,20 @@ from keras_estimator.hooks.session import HookSession, fetch_id
 _V1 = tf.compat.v1
 
 
-def validate_hooks(hooks: Any) -> list:
-    """tf.estimator's check: every hook is a SessionRunHook (and one we can drive)."""
-    hooks = list(hooks or [])
-    for hook in hooks:
+def validate_hooks(hooks: Any) -> tuple[list, list]:
+    """Splits `hooks=` into (SessionRunHooks, Keras callbacks); anything else is a TypeError."""
+    session_hooks, callbacks = [], []
+    for hook in list(hooks or []):
+        if isinstance(hook, keras.callbacks.Callback):
+            callbacks.append(hook)
+            continue
         if not isinstance(hook, _V1.train.SessionRunHook):
-            raise TypeError(f"Hooks must be a SessionRunHook, given: {hook}")
+            raise TypeError(
+                f"Hooks must be a SessionRunHook or a keras.callbacks.Callback, given: {hook}"
+            )
         _check_supported(hook)
-    return hooks
+        session_hooks.append(hook)
+    return session_hooks, callbacks
 
 
 def _check_supported(hook: Any) -> None:

@@ -1,0 +1,56 @@
+"""Keras callbacks passed in `hooks=`, called as `model.fit` / `model.evaluate` call them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import keras
+
+
+class KerasCallbacks:
+    """Drives Keras callbacks over one train() ("train") or evaluate() ("test") call.
+
+    The whole call is one epoch; every step is a batch (as fit's default
+    steps_per_execution=1); `model.stop_training = True` ends training after the step.
+    """
+
+    def __init__(self, callbacks: list, model: Any, kind: str) -> None:
+        self.active = bool(callbacks)
+        self._kind = kind
+        if not self.active:
+            return
+        self._model = model
+        self._list = keras.callbacks.CallbackList(callbacks, model=model)
+        model.stop_training = False
+        if kind == "train":
+            self._list.on_train_begin()
+            self._list.on_epoch_begin(0)
+        else:
+            self._list.on_test_begin()
+
+    def batch_begin(self, batch: int) -> None:
+        if not self.active:
+            return
+        if self._kind == "train":
+            self._list.on_train_batch_begin(batch)
+        else:
+            self._list.on_test_batch_begin(batch)
+
+    def batch_end(self, batch: int, logs: dict) -> bool:
+        """True when a callback asked to stop (`model.stop_training`)."""
+        if not self.active:
+            return False
+        if self._kind == "train":
+            self._list.on_train_batch_end(batch, logs)
+            return bool(self._model.stop_training)
+        self._list.on_test_batch_end(batch, logs)
+        return bool(getattr(self._model, "stop_evaluating", False))
+
+    def end(self, logs: dict) -> None:
+        if not self.active:
+            return
+        if self._kind == "train":
+            self._list.on_epoch_end(0, logs)
+            self._list.on_train_end(logs)
+        else:
+            self._list.on_test_end(logs)
