@@ -401,9 +401,18 @@ class Estimator:
                 chunk = min(chunk, max(last_saved + save_steps - step, 1))
             if target is not None:
                 chunk = min(chunk, target - step)
-            if runner.active or callbacks.active:
-                chunk = 1  # hooks and callbacks see every step, as in fit()
-                runner.before_step()
+            pending = False
+            if runner.active:
+                quiet, pending = runner.quiet_steps(1 if callbacks.active else chunk)
+                if quiet:
+                    chunk = quiet  # hooks need nothing from these steps: one compiled chunk
+                else:
+                    chunk = 1  # hooks see every step they fetch from
+                    if not pending:
+                        runner.before_step()
+                    pending = True
+            if callbacks.active:
+                chunk = 1  # callbacks see every step, as in fit()
                 callbacks.batch_begin(step)
             ran, logs = loop(iterator, tf.constant(chunk, tf.int64))
             ran = int(ran)
@@ -412,9 +421,11 @@ class Estimator:
                 step = int(logs["global_step"])
                 if not np.isfinite(loss):
                     raise tf.compat.v1.train.NanLossDuringTrainingError
-                if runner.active:
+                if pending:
                     values = {k: v.numpy() for k, v in logs.get(HOOKS_KEY, {}).items()}
                     stop = runner.after_step(values)
+                elif runner.active:
+                    stop = runner.stop_requested
                 stop = callbacks.batch_end(step - 1, {"loss": loss}) or stop
                 progress.update(step, loss)
             now = time.time()

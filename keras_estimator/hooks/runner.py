@@ -61,6 +61,13 @@ def validate_listeners(listeners: Any) -> list:
     return listeners
 
 
+def _counts_only(hook: Any) -> bool:
+    """Hooks whose after_run, on steps where they fetch nothing, only counts iterations."""
+    if isinstance(hook, _V1.train.LoggingTensorHook):
+        return True
+    return type(hook).after_run is _V1.train.SessionRunHook.after_run
+
+
 def _as_fetchable(fetch: Any, graph: tf.Graph) -> tf.Tensor:
     """A tensor for one leaf of a hook's fetches: tensors, names, variables or ops."""
     if isinstance(fetch, str):
@@ -143,6 +150,31 @@ class HookRunner:
         for hook in self.hooks:
             hook.after_create_session(self.session, _V1.train.Coordinator())
 
+    def quiet_steps(self, limit: int) -> tuple[int, bool]:
+        """Runs the hooks ahead through steps that need nothing from the step itself.
+
+        While every hook is one whose after_run only counts (a LoggingTensorHook between
+        its logging steps, or a hook without after_run) and none asks for a fetch, the
+        hooks are walked through before_run/after_run for up to `limit` upcoming steps, so
+        those steps can run as one compiled chunk. Returns `(quiet, pending)`: how many
+        steps are quiet, and whether before_run of the step after them has already been
+        called (then `after_step` completes it). Time-based LoggingTensorHook triggers
+        are noticed at chunk boundaries.
+        """
+        if not all(_counts_only(hook) for hook in self.hooks):
+            return 0, False
+        quiet = 0
+        while quiet < limit:
+            self.before_step()
+            if any(tf.nest.flatten(fetches) for fetches in self._requests):
+                return quiet, True
+            for hook in self.hooks:
+                hook.after_run(self._context, _V1.train.SessionRunValues(None, None, None))
+            quiet += 1
+            if self._context.stop_requested:
+                break
+        return quiet, False
+
     def before_step(self) -> None:
         self._context = _V1.train.SessionRunContext(_V1.train.SessionRunArgs(None), self.session)
         self._requests = []
@@ -169,6 +201,11 @@ class HookRunner:
             )
             hook.after_run(self._context, _V1.train.SessionRunValues(results, None, None))
         return self._context.stop_requested
+
+    @property
+    def stop_requested(self) -> bool:
+        context = getattr(self, "_context", None)
+        return bool(context is not None and context.stop_requested)
 
     def end(self) -> None:
         for hook in self.hooks:
