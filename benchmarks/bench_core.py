@@ -1,9 +1,11 @@
 """Steps/s of keras_estimator (TF1-style model_fn) vs hand-written idiomatic Keras 3,
 and optionally vs the original tf.estimator 2.15 running the very same model_fn.
 
-Two workloads on the bundled 8x8 digits: an MLP (2 x 256, dropout, Adam) and a small CNN
-(conv32-pool-conv64-pool-dense128, SGD), batch 64. Runs alternate between the
-implementations; each run warms up (tracing) and then times `--steps` training steps.
+Workloads on the bundled 8x8 digits, batch 64: an MLP (2 x 256, dropout, Adam), a small
+CNN (conv32-pool-conv64-pool-dense128, SGD), and the MLP with a LoggingTensorHook in its
+training_hooks (every 100 iterations, as legacy scripts had; the Keras column has none).
+Runs alternate between the implementations; each run warms up (tracing) and then times
+`--steps` training steps.
 The machine is shared and noisy: read the paired ratios, not the absolute figures.
 
     python benchmarks/bench_core.py --steps 3000 --reps 3
@@ -116,7 +118,18 @@ def keras_cnn() -> object:
     return model
 
 
-WORKLOADS = {"mlp": (mlp_model_fn, keras_mlp), "cnn": (cnn_model_fn, keras_cnn)}
+def mlp_logging_hook_model_fn(features, labels, mode, params):
+    """The MLP with the LoggingTensorHook legacy scripts attach (every 100 iterations)."""
+    spec = mlp_model_fn(features, labels, mode, params)
+    hook = estimator.LoggingTensorHook({"loss": spec.loss}, every_n_iter=100)
+    return spec._replace(training_hooks=[hook])
+
+
+WORKLOADS = {
+    "mlp": (mlp_model_fn, keras_mlp),
+    "cnn": (cnn_model_fn, keras_cnn),
+    "mlp_hook": (mlp_logging_hook_model_fn, keras_mlp),
+}
 
 
 def run_legacy(python: str, name: str, steps: int) -> float:
@@ -160,7 +173,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--steps", type=int, default=3000)
     parser.add_argument("--reps", type=int, default=3)
-    parser.add_argument("--workloads", default="mlp,cnn")
+    parser.add_argument("--workloads", default="mlp,cnn,mlp_hook")
     parser.add_argument("--legacy-python", default=None, help="interpreter with TF 2.15")
     parser.add_argument("--worker", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()

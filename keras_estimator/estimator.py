@@ -219,13 +219,12 @@ class Estimator:
         store = model._store
         key = (mode, repr(dataset.element_spec), tuple(id(h) for h in hooks))
         with self._summaries_for(mode) as writer:  # undone if tracing or restoring fails
-            if key not in self._loops:
-                self._loops[key] = self._trace(mode, dataset, hooks, writer)
-            loop, used, runner = self._loops[key]
-            if runner.active:
-                # Hooks begin() in the graph of the call that runs them (tf.estimator built
-                # a new graph per call): a step with hooks is traced again next time.
-                del self._loops[key]
+            cached = self._loops.get(key)
+            if cached is not None and cached[2].active and not cached[2].restart():
+                cached = None  # the hooks now want tensors the trace does not return
+            if cached is None:
+                cached = self._loops[key] = self._trace(mode, dataset, hooks, writer)
+            loop, used, runner = cached
             if checkpoint is not None:
                 restorer = ckpt_lib.CheckpointRestorer(checkpoint)
                 restorer.restore_all(
@@ -401,16 +400,14 @@ class Estimator:
                 chunk = min(chunk, max(last_saved + save_steps - step, 1))
             if target is not None:
                 chunk = min(chunk, target - step)
-            pending = False
+            fetch_step = False
             if runner.active:
-                quiet, pending = runner.quiet_steps(1 if callbacks.active else chunk)
+                quiet = runner.quiet_steps(1 if callbacks.active else chunk)
                 if quiet:
                     chunk = quiet  # hooks need nothing from these steps: one compiled chunk
                 else:
-                    chunk = 1  # hooks see every step they fetch from
-                    if not pending:
-                        runner.before_step()
-                    pending = True
+                    chunk, fetch_step = 1, True  # a step hooks fetch from runs alone
+                    runner.prepare_step()
             if callbacks.active:
                 chunk = 1  # callbacks see every step, as in fit()
                 callbacks.batch_begin(step)
@@ -421,7 +418,7 @@ class Estimator:
                 step = int(logs["global_step"])
                 if not np.isfinite(loss):
                     raise tf.compat.v1.train.NanLossDuringTrainingError
-                if pending:
+                if fetch_step:
                     values = {k: v.numpy() for k, v in logs.get(HOOKS_KEY, {}).items()}
                     stop = runner.after_step(values)
                 elif runner.active:

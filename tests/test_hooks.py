@@ -312,3 +312,39 @@ def test_keras_callbacks_in_hooks(tmp_path, toy_data):
         "train_end",
         ("test_end", round(result["accuracy"], 6)),
     ]
+
+
+def test_logging_hook_steps_run_in_chunks_and_the_trace_is_reused(tmp_path, toy_data, caplog):
+    calls = []
+
+    def model_fn(features, labels, mode, params):
+        calls.append(mode)
+        spec = classifier_model_fn(features, labels, mode, params)
+        hook = estimator.LoggingTensorHook({"step_loss": spec.loss}, every_n_iter=10)
+        return spec._replace(training_hooks=[hook])
+
+    est = estimator.Estimator(model_fn, model_dir=str(tmp_path), params={})
+    with caplog.at_level(logging.INFO):
+        est.train(train_fn(toy_data), steps=25)
+        est.train(train_fn(toy_data), steps=25)
+    logged = [r.getMessage() for r in caplog.records if r.getMessage().startswith("step_loss = ")]
+    assert len(logged) == 6  # iterations 0, 10, 20 of each call
+    assert calls == [estimator.ModeKeys.TRAIN]  # traced once, reused by the second call
+    assert est.get_variable_value("global_step") == 50
+
+
+def test_logging_tensor_hook_at_end_logs_the_final_step(tmp_path, toy_data, caplog):
+    def model_fn(features, labels, mode, params):
+        spec = classifier_model_fn(features, labels, mode, params)
+        first_x = tf.identity(features["x"][0, 0], name="first_x")
+        hook = estimator.LoggingTensorHook({"first_x": first_x}, every_n_iter=100, at_end=True)
+        return spec._replace(training_hooks=[hook])
+
+    x, y = toy_data
+    est = estimator.Estimator(model_fn, model_dir=str(tmp_path), params={})
+    with caplog.at_level(logging.INFO):
+        est.train(dataset_input_fn(x, y, 16), steps=7)  # batches of 16, not shuffled
+    logged = [r.getMessage() for r in caplog.records if r.getMessage().startswith("first_x = ")]
+    assert len(logged) == 2  # iteration 0, then at_end with the last step's value
+    assert float(logged[0].split(" = ")[1]) == pytest.approx(x[0, 0], rel=1e-5)
+    assert float(logged[1].split(" = ")[1].split()[0]) == pytest.approx(x[6 * 16, 0], rel=1e-5)

@@ -1,11 +1,11 @@
 """Drives unmodified `SessionRunHook`s from the Estimator's training loop.
 
-Every call that runs hooks traces its step afresh (tf.estimator built a new graph per
-call): each hook's `begin()` runs in the traced graph and a first `before_run()` tells
-which tensors it may fetch; those become extra outputs of the step (so a hook sees one
-extra `before_run()` before `after_create_session()`). At run time the loop runs one step
-per call while hooks are present: `before_run` -> step -> `after_run` with the requested
-values; `request_stop()` ends training after the step.
+At trace time each hook's `begin()` runs in the traced graph and a first `before_run()`
+tells which tensors it may fetch; those become extra outputs of the step (so a hook sees
+one extra `before_run()` before `after_create_session()`). A later call with the same hooks
+begins them again in that graph and reuses the trace if they ask for nothing new. At run
+time a step a hook fetches from runs alone (`before_run` -> step -> `after_run` with the
+requested values); `request_stop()` ends training after the step.
 """
 
 from __future__ import annotations
@@ -64,7 +64,9 @@ def validate_listeners(listeners: Any) -> list:
 def _counts_only(hook: Any) -> bool:
     """Hooks whose after_run, on steps where they fetch nothing, only counts iterations."""
     if isinstance(hook, _V1.train.LoggingTensorHook):
-        return True
+        return not getattr(hook, "_log_at_end", False)  # at_end reads the last step's values
+    if getattr(hook, "_final_ops", None) is not None:
+        return False  # FinalOpsHook reads the last step's values in end()
     return type(hook).after_run is _V1.train.SessionRunHook.after_run
 
 
@@ -104,6 +106,8 @@ class HookRunner:
         self.hooks: list = list(hooks)
         self._keys: dict[Any, str] = {}  # fetch (id or name) -> step output key
         self._requests: list = []
+        self._graph: tf.Graph | None = None
+        self._pending = False  # before_run of the next step already called
 
     # -- trace time ------------------------------------------------------------------
     def attach(self, spec_hooks: tuple, graph: tf.Graph, global_step_read: tf.Tensor) -> dict:
@@ -111,6 +115,7 @@ class HookRunner:
         for hook in spec_hooks:
             _check_supported(hook)
         self.hooks = self.user_hooks + list(spec_hooks)
+        self._graph = graph
         self.session.global_step_tensors.add(id(global_step_read))
         outputs: dict[str, tf.Tensor] = {}
         context = _V1.train.SessionRunContext(_V1.train.SessionRunArgs(None), self.session)
@@ -141,6 +146,22 @@ class HookRunner:
     def _key_of(self, fetch: Any) -> str | None:
         return self._keys.get(fetch_id(fetch))
 
+    def restart(self) -> bool:
+        """For another call on the same trace: begin() the hooks again in the traced graph.
+
+        True when their first before_run() asks only for what the step already returns
+        (then the trace is reused); False when the step must be traced again.
+        """
+        context = _V1.train.SessionRunContext(_V1.train.SessionRunArgs(None), self.session)
+        with self._graph.as_default():
+            for hook in self.hooks:
+                hook.begin()
+                args = hook.before_run(context)
+                fetches = [] if args is None else tf.nest.flatten(args.fetches)
+                if any(f is not None and self._key_of(f) is None for f in fetches):
+                    return False
+        return True
+
     # -- run time ------------------------------------------------------------------
     @property
     def active(self) -> bool:
@@ -150,30 +171,36 @@ class HookRunner:
         for hook in self.hooks:
             hook.after_create_session(self.session, _V1.train.Coordinator())
 
-    def quiet_steps(self, limit: int) -> tuple[int, bool]:
+    def quiet_steps(self, limit: int) -> int:
         """Runs the hooks ahead through steps that need nothing from the step itself.
 
         While every hook is one whose after_run only counts (a LoggingTensorHook between
         its logging steps, or a hook without after_run) and none asks for a fetch, the
         hooks are walked through before_run/after_run for up to `limit` upcoming steps, so
-        those steps can run as one compiled chunk. Returns `(quiet, pending)`: how many
-        steps are quiet, and whether before_run of the step after them has already been
-        called (then `after_step` completes it). Time-based LoggingTensorHook triggers
-        are noticed at chunk boundaries.
+        those steps can run as one compiled chunk; returns how many. When a hook asks for
+        a fetch, that step's before_run has happened: `prepare_step` will not repeat it.
+        Time-based LoggingTensorHook triggers are noticed at chunk boundaries.
         """
-        if not all(_counts_only(hook) for hook in self.hooks):
-            return 0, False
+        if self._pending or not all(_counts_only(hook) for hook in self.hooks):
+            return 0
         quiet = 0
         while quiet < limit:
             self.before_step()
-            if any(tf.nest.flatten(fetches) for fetches in self._requests):
-                return quiet, True
+            if any(f is not None for fetches in self._requests for f in tf.nest.flatten(fetches)):
+                self._pending = True
+                break
             for hook in self.hooks:
                 hook.after_run(self._context, _V1.train.SessionRunValues(None, None, None))
             quiet += 1
             if self._context.stop_requested:
                 break
-        return quiet, False
+        return quiet
+
+    def prepare_step(self) -> None:
+        """before_run for a step that runs alone (unless quiet_steps already called it)."""
+        if not self._pending:
+            self.before_step()
+        self._pending = False
 
     def before_step(self) -> None:
         self._context = _V1.train.SessionRunContext(_V1.train.SessionRunArgs(None), self.session)
