@@ -204,7 +204,12 @@ class Estimator:
         return EstimatorModel(self._call_model_fn, store, global_step)
 
     def _prepare(
-        self, mode: str, dataset: tf.data.Dataset, checkpoint: str | None, hooks: tuple = ()
+        self,
+        mode: str,
+        dataset: tf.data.Dataset,
+        checkpoint: str | None,
+        hooks: tuple = (),
+        keep_variables: bool = False,
     ) -> tuple[Callable, HookRunner]:
         """Builds (once) the model and the compiled loop for `mode`; restores `checkpoint`.
 
@@ -212,7 +217,7 @@ class Estimator:
         checkpoint), as tf.estimator restored the graph it had just built for that mode.
         Returns the loop and the runner of the hooks the step was traced with.
         """
-        if self._model is None or checkpoint is None:
+        if self._model is None or (checkpoint is None and not keep_variables):
             # Without a checkpoint tf.estimator started from fresh initial values.
             self._model, self._loops = self._build_model(), {}
         model = self._model
@@ -463,13 +468,28 @@ class Estimator:
         Returns the metrics of `eval_metric_ops` plus `loss` (the mean of per-batch losses)
         and `global_step`.
         """
+        return self._evaluate(input_fn, steps, hooks, checkpoint_path, name, in_memory=False)
+
+    def _evaluate(
+        self,
+        input_fn: Callable,
+        steps: int | None,
+        hooks: list | None,
+        checkpoint_path: str | None,
+        name: str | None,
+        in_memory: bool,
+    ) -> dict[str, Any]:
+        """evaluate(); `in_memory` evaluates the variables as they are now (during train)."""
         if steps is not None and steps <= 0:
             raise ValueError(f"Must specify steps > 0, given: {steps}")
         hooks, callbacks = validate_hooks(hooks)
-        checkpoint = self._checkpoint_for(checkpoint_path, "evaluate")
-        self._seed()
+        checkpoint = None if in_memory else self._checkpoint_for(checkpoint_path, "evaluate")
+        if not in_memory:
+            self._seed()
         dataset = call_input_fn(input_fn, ModeKeys.EVAL, self.params, self.config)
-        loop, runner = self._prepare(ModeKeys.EVAL, dataset, checkpoint, tuple(hooks))
+        loop, runner = self._prepare(
+            ModeKeys.EVAL, dataset, checkpoint, tuple(hooks), keep_variables=in_memory
+        )
         self._model._store.reset_locals()
         limit = steps if steps is not None else _UNTIL_EXHAUSTED
         runner.after_create_session()

@@ -348,3 +348,23 @@ def test_logging_tensor_hook_at_end_logs_the_final_step(tmp_path, toy_data, capl
     assert len(logged) == 2  # iteration 0, then at_end with the last step's value
     assert float(logged[0].split(" = ")[1]) == pytest.approx(x[0, 0], rel=1e-5)
     assert float(logged[1].split(" = ")[1].split()[0]) == pytest.approx(x[6 * 16, 0], rel=1e-5)
+
+
+def test_in_memory_evaluator_hook_evaluates_current_variables(tmp_path, toy_data):
+    x, y = toy_data
+    config = estimator.RunConfig(
+        model_dir=str(tmp_path), save_checkpoints_steps=None, save_checkpoints_secs=None
+    )
+    est = estimator.Estimator(classifier_model_fn, config=config, params={})
+    hook = estimator.experimental.InMemoryEvaluatorHook(
+        est, dataset_input_fn(x, y, 64), every_n_iter=10
+    )
+    est.train(train_fn(toy_data), steps=30, hooks=[hook])
+    # no checkpoint exists: the evaluations saw the training variables themselves
+    assert tf.train.latest_checkpoint(str(tmp_path)) is None
+    assert [r["global_step"] for r in hook.results] == [10, 20, 30, 30]
+    assert hook.results[-1]["loss"] < hook.results[0]["loss"]
+    metrics = estimator.experimental.read_eval_metrics(est.eval_dir())
+    assert 10 in metrics and 30 in metrics
+    with pytest.raises(ValueError, match="`every_n_iter` must be a positive integer"):
+        estimator.experimental.InMemoryEvaluatorHook(est, dataset_input_fn(x, y), every_n_iter=0)

@@ -1,0 +1,63 @@
+"""InMemoryEvaluatorHook: evaluate the training variables as they are, every N steps."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import tensorflow as tf
+
+_V1 = tf.compat.v1
+
+
+class InMemoryEvaluatorHook(_V1.train.SessionRunHook):
+    """Runs `estimator.evaluate`-style evaluation inside training, without a checkpoint.
+
+    As `tf.estimator.experimental.InMemoryEvaluatorHook`: every `every_n_iter` training
+    iterations and at the end of training, the model's current variables are evaluated on
+    `input_fn`; results are logged and written to `estimator.eval_dir(name)`.
+
+    Example:
+        >>> hook = InMemoryEvaluatorHook(est, eval_input_fn, every_n_iter=500)
+        >>> est.train(train_input_fn, hooks=[hook], max_steps=5000)
+    """
+
+    def __init__(
+        self,
+        estimator: Any,
+        input_fn: Callable,
+        steps: int | None = None,
+        hooks: list | None = None,
+        name: str | None = None,
+        every_n_iter: int = 100,
+    ) -> None:
+        from keras_estimator.estimator import Estimator
+
+        if not isinstance(estimator, Estimator):
+            raise TypeError(
+                f"`estimator` must have type `tf.estimator.Estimator`. Got: {type(estimator)}"
+            )
+        if not isinstance(every_n_iter, int) or every_n_iter <= 0:
+            raise ValueError(f"`every_n_iter` must be a positive integer. Given: {every_n_iter!r}")
+        self._estimator, self._input_fn = estimator, input_fn
+        self._steps, self._hooks, self._name = steps, hooks, name
+        self._every = every_n_iter
+        self.results: list[dict] = []  # every evaluation's results, in order
+
+    def begin(self) -> None:
+        self._iterations = 0
+
+    def after_run(self, run_context: Any, run_values: Any) -> None:
+        self._iterations += 1
+        if self._iterations % self._every == 0:
+            self._evaluate()
+
+    def end(self, session: Any) -> None:
+        self._evaluate()
+
+    def _evaluate(self) -> None:
+        self.results.append(
+            self._estimator._evaluate(
+                self._input_fn, self._steps, self._hooks, None, self._name, in_memory=True
+            )
+        )
