@@ -13,25 +13,8 @@ _check_environment()
 from keras_estimator import experimental  # noqa: E402
 from keras_estimator.compat import install_v1_layers as _install_v1_layers  # noqa: E402
 from keras_estimator.estimator import Estimator  # noqa: E402
-from keras_estimator.hooks import (  # noqa: E402
-    CheckpointSaverHook,
-    CheckpointSaverListener,
-    FeedFnHook,
-    FinalOpsHook,
-    GlobalStepWaiterHook,
-    LoggingTensorHook,
-    NanLossDuringTrainingError,
-    NanTensorHook,
-    ProfilerHook,
-    SecondOrStepTimer,
-    SessionRunArgs,
-    SessionRunContext,
-    SessionRunHook,
-    SessionRunValues,
-    StepCounterHook,
-    StopAtStepHook,
-    SummarySaverHook,
-)
+from keras_estimator.hooks import *  # noqa: E402,F403  (tf.estimator re-exported the hooks)
+from keras_estimator.hooks import __all__ as _hook_names  # noqa: E402
 from keras_estimator.mode_keys import ModeKeys  # noqa: E402
 from keras_estimator.progress import set_progress_bar  # noqa: E402
 from keras_estimator.run_config import RunConfig  # noqa: E402
@@ -41,27 +24,11 @@ _install_v1_layers()
 
 __version__ = "0.1.0"
 __all__ = [
-    "CheckpointSaverHook",
-    "CheckpointSaverListener",
     "Estimator",
     "EstimatorSpec",
-    "FeedFnHook",
-    "FinalOpsHook",
-    "GlobalStepWaiterHook",
-    "LoggingTensorHook",
     "ModeKeys",
-    "NanLossDuringTrainingError",
-    "NanTensorHook",
-    "ProfilerHook",
     "RunConfig",
-    "SecondOrStepTimer",
-    "SessionRunArgs",
-    "SessionRunContext",
-    "SessionRunHook",
-    "SessionRunValues",
-    "StepCounterHook",
-    "StopAtStepHook",
-    "SummarySaverHook",
     "experimental",
     "set_progress_bar",
+    *_hook_names,
 ]
