@@ -7,7 +7,6 @@ import copy
 import logging
 import os
 import tempfile
-import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -26,18 +25,16 @@ from keras_estimator.hooks.runner import HookRunner, validate_hooks, validate_li
 from keras_estimator.hooks.session import HookSession
 from keras_estimator.inputs import call_input_fn
 from keras_estimator.mode_keys import ModeKeys
-from keras_estimator.progress import TrainingProgress
+from keras_estimator.predictions import select_keys, split_examples
 from keras_estimator.run_config import RunConfig
 from keras_estimator.session_config import apply_session_config
 from keras_estimator.spec import EstimatorSpec
+from keras_estimator.training_loop import ListenedSaver, run_training
 
 logger = logging.getLogger("keras_estimator")
 
 _VALID_MODEL_FN_ARGS = {"features", "labels", "mode", "params", "self", "config"}
 _UNTIL_EXHAUSTED = np.iinfo(np.int64).max
-_RATE = "global_step/sec"
-# Longest run of steps without a return to Python (time-based saves are checked between).
-_MAX_CHUNK = 1000
 
 
 def _verify_model_fn_args(model_fn: Callable, params: Any) -> None:
@@ -356,103 +353,29 @@ class Estimator:
                 self._config.keep_checkpoint_max,
                 self._config.keep_checkpoint_every_n_hours,
             )
-            saver = _ListenedSaver(writer, listeners, runner.session)
+            saver = ListenedSaver(writer, listeners, runner.session)
         for listener in listeners:
             listener.begin()
         if saver is not None and checkpoint is None:
             saver.save(step)
         runner.after_create_session()
         keras_callbacks = KerasCallbacks(callbacks, self._model, "train")
-        step = self._run_training(loop, dataset, saver, runner, keras_callbacks, step, target)
+        step = run_training(
+            loop,
+            dataset,
+            self._config,
+            saver,
+            runner,
+            keras_callbacks,
+            self._summary_writer(self._model_dir),
+            step,
+            target,
+        )
         self._summary_writer(self._model_dir).flush()
         runner.end()
         if saver is not None:
             saver.end(step)
         return self
-
-    def _run_training(
-        self,
-        loop: Callable,
-        dataset: tf.data.Dataset,
-        saver: _ListenedSaver | None,
-        runner: HookRunner,
-        callbacks: KerasCallbacks,
-        step: int,
-        target: int | None,
-    ) -> int:
-        """Runs the compiled loop in chunks that end exactly where something is due.
-
-        With hooks present every step is its own chunk (they see every step). Returns the
-        final global step.
-        """
-        config = self._config
-        log_every = config.log_step_count_steps
-        save_steps, save_secs = config.save_checkpoints_steps, config.save_checkpoints_secs
-        iterator = iter(dataset)
-        last_save_time = last_log_time = time.time()
-        last_saved = last_log_step = step
-        loss = None
-        stop = False
-        progress = TrainingProgress(step, target)
-        while not stop and (target is None or step < target):
-            chunk = _MAX_CHUNK
-            if log_every:
-                # End right after the step that *starts* at a multiple of log_every: its loss
-                # is what tf.estimator logged as "loss = ..., step = <multiple>".
-                chunk = min(chunk, (1 - step) % log_every or log_every)
-            if saver is not None and save_steps:
-                # tf.estimator's timer: the next save is save_steps after the last one.
-                chunk = min(chunk, max(last_saved + save_steps - step, 1))
-            if target is not None:
-                chunk = min(chunk, target - step)
-            fetch_step = False
-            if runner.active:
-                quiet = runner.quiet_steps(1 if callbacks.active else chunk)
-                if quiet:
-                    chunk = quiet  # hooks need nothing from these steps: one compiled chunk
-                else:
-                    chunk, fetch_step = 1, True  # a step hooks fetch from runs alone
-                    runner.prepare_step()
-            if callbacks.active:
-                chunk = 1  # callbacks see every step, as in fit()
-                callbacks.batch_begin(step)
-            ran, logs = loop(iterator, tf.constant(chunk, tf.int64))
-            ran = int(ran)
-            if ran:
-                loss = float(logs["loss"])
-                step = int(logs["global_step"])
-                if not np.isfinite(loss):
-                    raise tf.compat.v1.train.NanLossDuringTrainingError
-                if fetch_step:
-                    values = {k: v.numpy() for k, v in logs.get(HOOKS_KEY, {}).items()}
-                    stop = runner.after_step(values)
-                elif runner.active:
-                    stop = runner.stop_requested
-                stop = callbacks.batch_end(step - 1, {"loss": loss}) or stop
-                progress.update(step, loss)
-            now = time.time()
-            if ran and log_every and (step - 1) % log_every == 0:
-                logger.info("loss = %s, step = %d", loss, step - 1)
-                if step - last_log_step >= log_every and now > last_log_time:
-                    rate = (step - last_log_step) / (now - last_log_time)
-                    logger.info("global_step/sec: %g", rate)
-                    # tf.estimator's StepCounterHook wrote it to model_dir as well.
-                    write_scalars(self._summary_writer(self._model_dir), {_RATE: rate}, step)
-                    last_log_time, last_log_step = now, step
-            due = (save_steps and step - last_saved >= save_steps) or (
-                save_secs and now - last_save_time >= save_secs
-            )
-            if saver is not None and due and step != last_saved:
-                stop = saver.save(step) or stop
-                last_saved, last_save_time = step, time.time()
-            if ran < chunk:
-                break  # input exhausted
-        progress.close(step, loss)
-        callbacks.end({"loss": loss} if loss is not None else {})
-        if saver is not None and step != last_saved:
-            saver.save(step)
-        logger.info("Loss for final step: %s.", loss)
-        return step
 
     # -- evaluate ----------------------------------------------------------------------
     def evaluate(
@@ -573,35 +496,14 @@ class Estimator:
             if runner.active:
                 runner.before_step()
             predictions, hook_values = predict_fn(batch)
-            predictions = _select_keys(predictions, predict_keys)
+            predictions = select_keys(predictions, predict_keys)
             stop = runner.active and runner.after_step(
                 {k: v.numpy() for k, v in hook_values.items()}
             )
-            yield from _examples(predictions, yield_single_examples)
+            yield from split_examples(predictions, yield_single_examples)
             if stop:
                 break
         runner.end()
-
-
-class _ListenedSaver:
-    """Checkpoint saving with `CheckpointSaverListener`s around it, as CheckpointSaverHook."""
-
-    def __init__(self, writer: ckpt_lib.CheckpointWriter, listeners: list, session: Any) -> None:
-        self._writer, self._listeners, self._session = writer, listeners, session
-
-    def save(self, step: int) -> bool:
-        """Saves; True when a listener's after_save asked training to stop."""
-        for listener in self._listeners:
-            listener.before_save(self._session, step)
-        self._writer.save(step)
-        stop = False
-        for listener in self._listeners:
-            stop = bool(listener.after_save(self._session, step)) or stop
-        return stop
-
-    def end(self, step: int) -> None:
-        for listener in self._listeners:
-            listener.end(self._session, step)
 
 
 def _warn_unsupported_spec_parts(spec: EstimatorSpec) -> None:
@@ -615,58 +517,3 @@ def _warn_unsupported_spec_parts(spec: EstimatorSpec) -> None:
             "EstimatorSpec.scaffold init_fn / init_op / saver are not interpreted yet by "
             "keras_estimator; variables are initialised by their initializers."
         )
-
-
-def _examples(predictions: Any, yield_single_examples: bool) -> Iterator[Any]:
-    """One batch of predictions as tf.estimator yielded it: per example, or whole."""
-    if isinstance(predictions, dict):
-        values = {k: v.numpy() for k, v in predictions.items()}
-        if not yield_single_examples:
-            yield values
-            return
-        for i in range(_batch_length(values)):
-            yield {k: v[i] for k, v in values.items()}
-        return
-    value = predictions.numpy()
-    if not yield_single_examples:
-        yield value
-        return
-    if value.ndim == 0:
-        raise ValueError(
-            "Prediction is a scalar, which has no batch dimension to split; expected "
-            "predictions of shape [batch_size, ...]. Fix: pass yield_single_examples=False, "
-            "or return batched predictions."
-        )
-    yield from value
-
-
-def _select_keys(predictions: Any, predict_keys: list[str] | None) -> Any:
-    if not predict_keys:
-        return predictions
-    if not isinstance(predictions, dict):
-        raise ValueError("predict_keys argument is not valid in case of non-dict predictions.")
-    selected = {k: v for k, v in predictions.items() if k in predict_keys}
-    if not selected:
-        raise ValueError(
-            f"Expected to run at least one output from {list(predictions)}, "
-            f"provided {predict_keys}."
-        )
-    return selected
-
-
-def _batch_length(values: dict[str, np.ndarray]) -> int:
-    length = None
-    for key, value in values.items():
-        if value.ndim == 0:
-            raise ValueError(
-                f"Prediction {key!r} is a scalar, which has no batch dimension to split; "
-                "expected predictions of shape [batch_size, ...]. Fix: pass "
-                "yield_single_examples=False, or return batched predictions."
-            )
-        length = value.shape[0] if length is None else length
-        if value.shape[0] != length:
-            raise ValueError(
-                "Batch length of predictions should be same. "
-                f"{key} has different batch length than others."
-            )
-    return length or 0

@@ -1,0 +1,63 @@
+"""What predict() yields: selected keys, split into examples, as tf.estimator did."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+
+def split_examples(predictions: Any, yield_single_examples: bool) -> Iterator[Any]:
+    """One batch of predictions as tf.estimator yielded it: per example, or whole."""
+    if isinstance(predictions, dict):
+        values = {k: v.numpy() for k, v in predictions.items()}
+        if not yield_single_examples:
+            yield values
+            return
+        for i in range(batch_length(values)):
+            yield {k: v[i] for k, v in values.items()}
+        return
+    value = predictions.numpy()
+    if not yield_single_examples:
+        yield value
+        return
+    if value.ndim == 0:
+        raise ValueError(
+            "Prediction is a scalar, which has no batch dimension to split; expected "
+            "predictions of shape [batch_size, ...]. Fix: pass yield_single_examples=False, "
+            "or return batched predictions."
+        )
+    yield from value
+
+
+def select_keys(predictions: Any, predict_keys: list[str] | None) -> Any:
+    if not predict_keys:
+        return predictions
+    if not isinstance(predictions, dict):
+        raise ValueError("predict_keys argument is not valid in case of non-dict predictions.")
+    selected = {k: v for k, v in predictions.items() if k in predict_keys}
+    if not selected:
+        raise ValueError(
+            f"Expected to run at least one output from {list(predictions)}, "
+            f"provided {predict_keys}."
+        )
+    return selected
+
+
+def batch_length(values: dict[str, np.ndarray]) -> int:
+    length = None
+    for key, value in values.items():
+        if value.ndim == 0:
+            raise ValueError(
+                f"Prediction {key!r} is a scalar, which has no batch dimension to split; "
+                "expected predictions of shape [batch_size, ...]. Fix: pass "
+                "yield_single_examples=False, or return batched predictions."
+            )
+        length = value.shape[0] if length is None else length
+        if value.shape[0] != length:
+            raise ValueError(
+                "Batch length of predictions should be same. "
+                f"{key} has different batch length than others."
+            )
+    return length or 0

@@ -1,0 +1,130 @@
+"""The training loop around the compiled steps: chunks, logging, checkpoints, hooks."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import tensorflow as tf
+
+from keras_estimator import checkpoints as ckpt_lib
+from keras_estimator.engine.model import HOOKS_KEY
+from keras_estimator.engine.summaries import write_scalars
+from keras_estimator.hooks.keras_callbacks import KerasCallbacks
+from keras_estimator.hooks.runner import HookRunner
+from keras_estimator.progress import TrainingProgress
+
+logger = logging.getLogger("keras_estimator")
+
+_RATE = "global_step/sec"
+# Longest run of steps without a return to Python (time-based saves are checked between).
+_MAX_CHUNK = 1000
+
+
+class ListenedSaver:
+    """Checkpoint saving with `CheckpointSaverListener`s around it, as CheckpointSaverHook."""
+
+    def __init__(self, writer: ckpt_lib.CheckpointWriter, listeners: list, session: Any) -> None:
+        self._writer, self._listeners, self._session = writer, listeners, session
+
+    def save(self, step: int) -> bool:
+        """Saves; True when a listener's after_save asked training to stop."""
+        for listener in self._listeners:
+            listener.before_save(self._session, step)
+        self._writer.save(step)
+        stop = False
+        for listener in self._listeners:
+            stop = bool(listener.after_save(self._session, step)) or stop
+        return stop
+
+    def end(self, step: int) -> None:
+        for listener in self._listeners:
+            listener.end(self._session, step)
+
+
+def run_training(
+    loop: Callable,
+    dataset: tf.data.Dataset,
+    config: Any,
+    saver: ListenedSaver | None,
+    runner: HookRunner,
+    callbacks: KerasCallbacks,
+    summary_writer: tf.summary.SummaryWriter,
+    step: int,
+    target: int | None,
+) -> int:
+    """Runs the compiled loop in chunks that end exactly where something is due.
+
+    A chunk ends at the next log line, checkpoint, `target`, or step a hook fetches from;
+    steps hooks need nothing from run together. Returns the final global step.
+    """
+    log_every = config.log_step_count_steps
+    save_steps, save_secs = config.save_checkpoints_steps, config.save_checkpoints_secs
+    iterator = iter(dataset)
+    last_save_time = last_log_time = time.time()
+    last_saved = last_log_step = step
+    loss = None
+    stop = False
+    progress = TrainingProgress(step, target)
+    while not stop and (target is None or step < target):
+        chunk = _MAX_CHUNK
+        if log_every:
+            # End right after the step that *starts* at a multiple of log_every: its loss
+            # is what tf.estimator logged as "loss = ..., step = <multiple>".
+            chunk = min(chunk, (1 - step) % log_every or log_every)
+        if saver is not None and save_steps:
+            # tf.estimator's timer: the next save is save_steps after the last one.
+            chunk = min(chunk, max(last_saved + save_steps - step, 1))
+        if target is not None:
+            chunk = min(chunk, target - step)
+        fetch_step = False
+        if runner.active:
+            quiet = runner.quiet_steps(1 if callbacks.active else chunk)
+            if quiet:
+                chunk = quiet  # hooks need nothing from these steps: one compiled chunk
+            else:
+                chunk, fetch_step = 1, True  # a step hooks fetch from runs alone
+                runner.prepare_step()
+        if callbacks.active:
+            chunk = 1  # callbacks see every step, as in fit()
+            callbacks.batch_begin(step)
+        ran, logs = loop(iterator, tf.constant(chunk, tf.int64))
+        ran = int(ran)
+        if ran:
+            loss = float(logs["loss"])
+            step = int(logs["global_step"])
+            if not np.isfinite(loss):
+                raise tf.compat.v1.train.NanLossDuringTrainingError
+            if fetch_step:
+                values = {k: v.numpy() for k, v in logs.get(HOOKS_KEY, {}).items()}
+                stop = runner.after_step(values)
+            elif runner.active:
+                stop = runner.stop_requested
+            stop = callbacks.batch_end(step - 1, {"loss": loss}) or stop
+            progress.update(step, loss)
+        now = time.time()
+        if ran and log_every and (step - 1) % log_every == 0:
+            logger.info("loss = %s, step = %d", loss, step - 1)
+            if step - last_log_step >= log_every and now > last_log_time:
+                rate = (step - last_log_step) / (now - last_log_time)
+                logger.info("global_step/sec: %g", rate)
+                # tf.estimator's StepCounterHook wrote it to model_dir as well.
+                write_scalars(summary_writer, {_RATE: rate}, step)
+                last_log_time, last_log_step = now, step
+        due = (save_steps and step - last_saved >= save_steps) or (
+            save_secs and now - last_save_time >= save_secs
+        )
+        if saver is not None and due and step != last_saved:
+            stop = saver.save(step) or stop
+            last_saved, last_save_time = step, time.time()
+        if ran < chunk:
+            break  # input exhausted
+    progress.close(step, loss)
+    callbacks.end({"loss": loss} if loss is not None else {})
+    if saver is not None and step != last_saved:
+        saver.save(step)
+    logger.info("Loss for final step: %s.", loss)
+    return step
