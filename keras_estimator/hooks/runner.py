@@ -152,6 +152,7 @@ class HookRunner:
         True when their first before_run() asks only for what the step already returns
         (then the trace is reused); False when the step must be traced again.
         """
+        self._pending = False  # a before_run left over from the last call is void
         context = _V1.train.SessionRunContext(_V1.train.SessionRunArgs(None), self.session)
         with self._graph.as_default():
             for hook in self.hooks:
