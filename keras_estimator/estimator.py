@@ -342,6 +342,7 @@ class Estimator:
         dataset = call_input_fn(input_fn, ModeKeys.TRAIN, self.params, self.config)
         loop, runner = self._prepare(ModeKeys.TRAIN, dataset, checkpoint, tuple(hooks))
         step = self._global_step_value()
+        self._model.train_call_start.assign(step)
         target = max_steps if max_steps is not None else step + steps if steps else None
         saver = None
         if saving:

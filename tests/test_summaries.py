@@ -49,6 +49,9 @@ def test_training_summaries_every_save_summary_steps(tmp_path, toy_data):
     for (_, loss), (_, doubled) in zip(events["loss"], events["v1_loss_times_two"]):
         assert float(doubled) == pytest.approx(2 * float(loss), rel=1e-5)
     assert [step for step, _ in events["global_step/sec"]] == [6, 11]
+    # a resumed call counts from its own first step, as a fresh SummarySaverHook did
+    est.train(dataset_input_fn(x, y, 16, repeat=True), steps=7)
+    assert [step for step, _ in read_events(str(tmp_path))["loss"]] == [1, 6, 11, 13, 18]
 
 
 def test_no_summaries_when_save_summary_steps_is_zero(tmp_path, toy_data):

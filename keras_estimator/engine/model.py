@@ -69,8 +69,11 @@ class EstimatorModel(keras.Model):
         self._predict_hook_outputs: dict = {}
         # Set by the Estimator before a trace; its hooks' fetches join the outputs.
         self.hook_runner: Any = None
-        # RunConfig.save_summary_steps: summaries written inside the TRAIN step, every N.
+        # RunConfig.save_summary_steps: summaries written inside the TRAIN step, every N
+        # steps counted from the global step at which the current train() call started.
         self.summary_steps: int | None = None
+        with tf.init_scope():
+            self.train_call_start = tf.Variable(0, dtype=tf.int64, trainable=False)
 
     # -- steps -------------------------------------------------------------------
     def _spec_for(self, data: Any, mode: str) -> EstimatorSpec:
@@ -82,7 +85,8 @@ class EstimatorModel(keras.Model):
     def train_step(self, data: Any) -> dict[str, tf.Tensor]:
         global_step = self._ke_global_step
         with tf1_graph_scope(self._store, global_step) as graph:
-            with summaries_every(self.summary_steps, global_step_read(graph)):
+            call_start = self.train_call_start.read_value()
+            with summaries_every(self.summary_steps, global_step_read(graph), call_start):
                 spec = self._spec_for(data, ModeKeys.TRAIN)
                 tf.compat.v1.summary.scalar(LOSS_KEY, spec.loss)  # as tf.estimator added it
             train_op = spec.train_op

@@ -3,8 +3,8 @@
 As under tf.estimator: `tf.compat.v1.summary.*` ops in the model_fn go to the SUMMARIES
 collection (so `merge_all()` and a user's SummarySaverHook see them) and are written
 merged; `tf.summary.*` (v2) calls write through the default writer set while the step is
-traced. Both are guarded by `record_if(global step % N == 0)` and stamped with the global
-step after the step, as tf.estimator's SummarySaverHook did (1, N + 1, 2N + 1, ...).
+traced. Both are recorded on the first step of each train() call and every N steps after
+it, stamped with the global step after the step, as tf.estimator's SummarySaverHook did.
 """
 
 from __future__ import annotations
@@ -29,8 +29,11 @@ def _v1_summaries_to_collections() -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def summaries_every(every: int | None, step_before: tf.Tensor) -> Iterator[None]:
-    """Records summaries created inside on steps where `step_before % every == 0`.
+def summaries_every(
+    every: int | None, step_before: tf.Tensor, call_start: tf.Tensor
+) -> Iterator[None]:
+    """Records summaries created inside on the first step of a train() call (global step
+    `call_start`) and every `every` steps after it, as a fresh SummarySaverHook did.
 
     On exit, the v1 summaries collected in the graph are written too (merged).
     """
@@ -41,7 +44,7 @@ def summaries_every(every: int | None, step_before: tf.Tensor) -> Iterator[None]
     previous = tf.summary.experimental.get_step()
     tf.summary.experimental.set_step(step_before + 1)
     try:
-        with tf.summary.record_if(tf.equal(step_before % every, 0)):
+        with tf.summary.record_if(tf.equal((step_before - call_start) % every, 0)):
             with _v1_summaries_to_collections():
                 yield
             merged = tf.compat.v1.summary.merge_all()

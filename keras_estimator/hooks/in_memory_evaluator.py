@@ -13,8 +13,8 @@ _V1 = tf.compat.v1
 class InMemoryEvaluatorHook(_V1.train.SessionRunHook):
     """Runs `estimator.evaluate`-style evaluation inside training, without a checkpoint.
 
-    As `tf.estimator.experimental.InMemoryEvaluatorHook`: every `every_n_iter` training
-    iterations and at the end of training, the model's current variables are evaluated on
+    As `tf.estimator.experimental.InMemoryEvaluatorHook`: before training, every
+    `every_n_iter` iterations and at the end, the model's current variables are evaluated on
     `input_fn`; results are logged and written to `estimator.eval_dir(name)`.
 
     Example:
@@ -46,6 +46,9 @@ class InMemoryEvaluatorHook(_V1.train.SessionRunHook):
 
     def begin(self) -> None:
         self._iterations = 0
+
+    def after_create_session(self, session: Any, coord: Any) -> None:
+        self._evaluate()  # the metrics before training, as tf.estimator's hook showed
 
     def after_run(self, run_context: Any, run_values: Any) -> None:
         self._iterations += 1
