@@ -315,7 +315,12 @@ class Estimator:
     ) -> Estimator:
         """Trains for `steps` more steps, or until the global step reaches `max_steps`.
 
-        Stops early when `input_fn`'s data is exhausted. Returns `self`.
+        Stops early when `input_fn`'s data is exhausted or a hook requests a stop.
+        `hooks` may hold `tf.compat.v1.train.SessionRunHook`s and Keras callbacks;
+        `saving_listeners` are `CheckpointSaverListener`s. Returns `self`.
+
+        Example:
+            >>> est.train(train_input_fn, max_steps=1000, hooks=[StopAtStepHook(num_steps=500)])
         """
         if steps is not None and max_steps is not None:
             raise ValueError("Can not provide both steps and max_steps.")
@@ -390,7 +395,10 @@ class Estimator:
         """Evaluates on `input_fn`'s data (all of it, or `steps` batches).
 
         Returns the metrics of `eval_metric_ops` plus `loss` (the mean of per-batch losses)
-        and `global_step`.
+        and `global_step`, and writes them to `eval_dir(name)` for TensorBoard.
+
+        Example:
+            >>> est.evaluate(eval_input_fn)["accuracy"]
         """
         return self._evaluate(input_fn, steps, hooks, checkpoint_path, name, in_memory=False)
 
