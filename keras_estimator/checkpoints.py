@@ -13,7 +13,6 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
-import numpy as np
 import tensorflow as tf
 
 logger = logging.getLogger("keras_estimator")
@@ -75,9 +74,6 @@ class CheckpointRestorer:
         self.missing: list[str] = []
         self.misshaped: list[str] = []
 
-    def has(self, name: str) -> bool:
-        return name in self._shapes
-
     def restore(self, name: str, variable: tf.Variable) -> None:
         if name not in self._shapes:
             self.missing.append(name)
@@ -110,9 +106,6 @@ class CheckpointRestorer:
             f"({'; '.join(lines)}). It was probably written by a different model. Fix: use a "
             "new model_dir, or restore the model_fn that wrote this checkpoint."
         )
-
-    def value(self, name: str) -> np.ndarray:
-        return self._reader.get_tensor(name)
 
 
 class CheckpointWriter:

@@ -47,7 +47,7 @@ _prepared_graphs: weakref.WeakSet = weakref.WeakSet()
 def _prepare_graph(graph: tf.Graph, store: VariableStore, global_step: tf.Variable) -> None:
     for key in _PER_TRACE_COLLECTIONS:
         graph.clear_collection(key)
-    store._register(graph, global_step, [_KEYS.GLOBAL_VARIABLES], False)
+    store.register(graph, global_step, [_KEYS.GLOBAL_VARIABLES], False)
     graph.add_to_collection(_KEYS.GLOBAL_STEP, global_step)
     with tf.name_scope("global_step_read"):
         graph.add_to_collection(_GLOBAL_STEP_READ_KEY, tf.identity(global_step.read_value()))
@@ -92,7 +92,7 @@ def tf1_graph_scope(store: VariableStore, global_step: tf.Variable) -> Iterator[
     Yields the default (traced) graph.
     """
     graph = tf.compat.v1.get_default_graph()
-    with store._lock:
+    with store.lock:
         if graph not in _prepared_graphs:
             _prepare_graph(graph, store, global_step)
     root = tf.compat.v1.get_variable_scope()

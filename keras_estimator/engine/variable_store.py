@@ -22,19 +22,13 @@ _LOCAL = tf.compat.v1.GraphKeys.LOCAL_VARIABLES
 _TRAINABLE = tf.compat.v1.GraphKeys.TRAINABLE_VARIABLES
 
 
-def variable_name(variable: tf.Variable) -> str:
-    """The TF1 name of a variable: `dense/kernel` for `dense/kernel:0`."""
-    name = variable.name
-    return name[:-2] if name.endswith(":0") else name.split(":")[0]
-
-
 class VariableStore:
     """Holds the variables of one Estimator's model, keyed by TF1 name."""
 
     def __init__(self) -> None:
         self.variables: dict[str, tf.Variable] = {}
         self.local_names: set[str] = set()
-        self._lock = threading.RLock()
+        self.lock = threading.RLock()
         self._active = 0
         self._recording: set[str] | None = None
         self._registered: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -59,12 +53,12 @@ class VariableStore:
     @contextlib.contextmanager
     def active(self) -> Iterator[None]:
         """Makes the creator act; only while a model_fn runs."""
-        with self._lock:
+        with self.lock:
             self._active += 1
         try:
             yield
         finally:
-            with self._lock:
+            with self.lock:
                 self._active -= 1
 
     # -- queries ---------------------------------------------------------------
@@ -102,7 +96,7 @@ class VariableStore:
         key = graph.unique_name(name, mark_as_used=True)
         collections = kwargs.get("collections")
         is_local = bool(collections) and _LOCAL in collections
-        with self._lock:
+        with self.lock:
             variable = self.variables.get(key)
             if variable is None:
                 variable = self._create(key, next_creator, kwargs)
@@ -111,7 +105,7 @@ class VariableStore:
                     self.local_names.add(key)
             if self._recording is not None:
                 self._recording.add(key)
-        self._register(graph, variable, collections, kwargs.get("trainable"))
+        self.register(graph, variable, collections, kwargs.get("trainable"))
         return variable
 
     def _create(self, key: str, next_creator: Callable, kwargs: dict) -> tf.Variable:
@@ -137,9 +131,7 @@ class VariableStore:
         with tf.init_scope():
             return next_creator(**kwargs)
 
-    def _register(
-        self, graph: Any, variable: tf.Variable, collections: Any, trainable: Any
-    ) -> None:
+    def register(self, graph: Any, variable: tf.Variable, collections: Any, trainable: Any) -> None:
         """Adds the variable to the traced graph's collections, as TF1 would have."""
         seen = self._registered.setdefault(graph, set())
         if id(variable) in seen:

@@ -92,14 +92,7 @@ class _Conv(Layer):
         return [*self.kernel_size, channels, self.filters]
 
     def build(self, input_shape: tf.TensorShape) -> None:
-        channels = self._channels(input_shape)
-        self.kernel = self.add_weight(
-            "kernel",
-            self._kernel_shape(channels),
-            initializer=self.kernel_initializer,
-            regularizer=self.kernel_regularizer,
-            constraint=self.kernel_constraint,
-        )
+        self._build_kernels(self._channels(input_shape))
         self.bias = None
         if self.use_bias:
             self.bias = self.add_weight(
@@ -109,6 +102,15 @@ class _Conv(Layer):
                 regularizer=self.bias_regularizer,
                 constraint=self.bias_constraint,
             )
+
+    def _build_kernels(self, channels: int) -> None:
+        self.kernel = self.add_weight(
+            "kernel",
+            self._kernel_shape(channels),
+            initializer=self.kernel_initializer,
+            regularizer=self.kernel_regularizer,
+            constraint=self.kernel_constraint,
+        )
 
     def _convolve(self, inputs: tf.Tensor) -> tf.Tensor:
         return tf.nn.convolution(
@@ -183,7 +185,10 @@ class Conv2DTranspose(_Conv):
         channels_last = self.data_format == "channels_last"
         h_axis, w_axis = (1, 2) if channels_last else (2, 3)
 
-        def out_len(length: tf.Tensor, k: int, s: int) -> tf.Tensor:
+        def out_len(length: Any, k: int, s: int) -> Any:
+            # works on dynamic (tensor) and static (int or None) lengths alike
+            if length is None:
+                return None
             return length * s + max(k - s, 0) if self.padding == "VALID" else length * s
 
         out_h = out_len(shape[h_axis], self.kernel_size[0], self.strides[0])
@@ -202,15 +207,9 @@ class Conv2DTranspose(_Conv):
             dilations=self.dilation_rate,
         )
         static = inputs.shape.as_list()
-
-        def static_len(n: Any, k: int, s: int) -> Any:
-            if n is None:
-                return None
-            return n * s + max(k - s, 0) if self.padding == "VALID" else n * s
-
         hw = [
-            static_len(static[h_axis], self.kernel_size[0], self.strides[0]),
-            static_len(static[w_axis], self.kernel_size[1], self.strides[1]),
+            out_len(static[h_axis], self.kernel_size[0], self.strides[0]),
+            out_len(static[w_axis], self.kernel_size[1], self.strides[1]),
         ]
         full = [static[0], *hw, self.filters] if channels_last else [static[0], self.filters, *hw]
         outputs.set_shape(full)
@@ -270,8 +269,7 @@ class SeparableConv2D(_Conv):
         self.depthwise_constraint = depthwise_constraint
         self.pointwise_constraint = pointwise_constraint
 
-    def build(self, input_shape: tf.TensorShape) -> None:
-        channels = self._channels(input_shape)
+    def _build_kernels(self, channels: int) -> None:
         self.depthwise_kernel = self.add_weight(
             "depthwise_kernel",
             [*self.kernel_size, channels, self.depth_multiplier],
@@ -286,15 +284,6 @@ class SeparableConv2D(_Conv):
             regularizer=self.pointwise_regularizer,
             constraint=self.pointwise_constraint,
         )
-        self.bias = None
-        if self.use_bias:
-            self.bias = self.add_weight(
-                "bias",
-                [self.filters],
-                initializer=self.bias_initializer,
-                regularizer=self.bias_regularizer,
-                constraint=self.bias_constraint,
-            )
 
     def _convolve(self, inputs: tf.Tensor) -> tf.Tensor:
         strides = (
