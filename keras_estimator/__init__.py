@@ -11,6 +11,7 @@ from keras_estimator._environment import check_environment as _check_environment
 _check_environment()
 
 from keras_estimator import experimental  # noqa: E402
+from keras_estimator._logging import follow_tensorflow_logger as _follow_tensorflow_logger  # noqa: E402,E501
 from keras_estimator.compat import install_v1_layers as _install_v1_layers  # noqa: E402
 from keras_estimator.estimator import Estimator  # noqa: E402
 from keras_estimator.hooks import *  # noqa: E402,F403  (tf.estimator re-exported the hooks)
@@ -21,6 +22,7 @@ from keras_estimator.run_config import RunConfig  # noqa: E402
 from keras_estimator.spec import EstimatorSpec  # noqa: E402
 
 _install_v1_layers()
+_follow_tensorflow_logger()
 
 __version__ = "0.1.0"
 __all__ = [

@@ -117,8 +117,10 @@ class CheckpointWriter:
         variables: dict[str, tf.Variable],
         keep_checkpoint_max: int | None,
         keep_checkpoint_every_n_hours: float | None,
+        basename: str = CHECKPOINT_BASENAME,
     ) -> None:
         self.model_dir = model_dir
+        self.basename = basename
         with _quiet_tf_warning("Saver is deprecated"):
             self._saver = tf.compat.v1.train.Saver(
                 var_list=dict(variables),
@@ -133,7 +135,7 @@ class CheckpointWriter:
                 self._saver.recover_last_checkpoints(list(state.all_model_checkpoint_paths))
 
     def save(self, step: int) -> str:
-        prefix = os.path.join(self.model_dir, CHECKPOINT_BASENAME)
+        prefix = os.path.join(self.model_dir, self.basename)
         logger.info("Saving checkpoints for %d into %s.", step, prefix)
         with _quiet_tf_warning("remove_checkpoint"):
             return self._saver.save(None, prefix, global_step=step, write_meta_graph=False)

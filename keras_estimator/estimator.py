@@ -29,7 +29,7 @@ from keras_estimator.predictions import select_keys, split_examples
 from keras_estimator.run_config import RunConfig
 from keras_estimator.session_config import apply_session_config
 from keras_estimator.spec import EstimatorSpec
-from keras_estimator.training_loop import ListenedSaver, run_training
+from keras_estimator.training_loop import make_saver, run_training
 
 logger = logging.getLogger("keras_estimator")
 
@@ -330,12 +330,6 @@ class Estimator:
             raise ValueError(f"Must specify max_steps > 0, given: {max_steps}")
         hooks, callbacks = validate_hooks(hooks)
         listeners = validate_listeners(saving_listeners)
-        saving = bool(self._config.save_checkpoints_steps or self._config.save_checkpoints_secs)
-        if listeners and not saving:
-            raise ValueError(
-                "There should be a CheckpointSaverHook to use saving_listeners. Please set one "
-                "of the RunConfig.save_checkpoints_steps or RunConfig.save_checkpoints_secs."
-            )
         checkpoint = self.latest_checkpoint()
         if max_steps is not None and checkpoint is not None:
             done = int(tf.train.load_variable(checkpoint, "global_step"))
@@ -349,20 +343,13 @@ class Estimator:
         step = self._global_step_value()
         self._model.train_call_start.assign(step)
         target = max_steps if max_steps is not None else step + steps if steps else None
-        saver = None
-        if saving:
-            # tf.estimator added no checkpoint saver when both were None (or 0).
-            tf.io.gfile.makedirs(self._model_dir)
-            writer = ckpt_lib.CheckpointWriter(
-                self._model_dir,
-                self._model._store.global_variables(),
-                self._config.keep_checkpoint_max,
-                self._config.keep_checkpoint_every_n_hours,
-            )
-            saver = ListenedSaver(writer, listeners, runner.session)
+        saver = make_saver(
+            self._model_dir, self._model._store.global_variables(), self._config, runner, listeners
+        )
+        listeners = saver.listeners if saver is not None else []
         for listener in listeners:
             listener.begin()
-        if saver is not None and checkpoint is None:
+        if saver is not None and ckpt_lib.latest_checkpoint(saver.directory) is None:
             saver.save(step)
         runner.after_create_session()
         keras_callbacks = KerasCallbacks(callbacks, self._model, "train")
@@ -487,13 +474,16 @@ class Estimator:
         checkpoint_path: str | None = None,
         yield_single_examples: bool = True,
     ) -> Iterator[Any]:
-        """Yields predictions for `input_fn`'s features lazily, one example (or batch) at a time."""
+        """Yields predictions for `input_fn`'s features lazily, one example (or batch) at a time.
+
+        `hooks` may hold SessionRunHooks and Keras callbacks (called as `model.predict`
+        calls them, with the batch's predictions as `logs["outputs"]`).
+
+        Example:
+            >>> for p in est.predict(input_fn, predict_keys=["probabilities"]):
+            ...     print(p["probabilities"])
+        """
         hooks, callbacks = validate_hooks(hooks)
-        if callbacks:
-            raise NotImplementedError(
-                "Keras callbacks in predict(hooks=...) are not supported; expected "
-                "SessionRunHooks there."
-            )
         checkpoint = self._checkpoint_for(checkpoint_path, "predict")
         self._seed()
         dataset = call_input_fn(input_fn, ModeKeys.PREDICT, self.params, self.config)
@@ -501,17 +491,21 @@ class Estimator:
         if isinstance(predict_keys, str):
             predict_keys = [predict_keys]
         runner.after_create_session()
-        for batch in dataset:
+        keras_callbacks = KerasCallbacks(callbacks, self._model, "predict")
+        for index, batch in enumerate(dataset):
             if runner.active:
                 runner.before_step()
+            keras_callbacks.batch_begin(index)
             predictions, hook_values = predict_fn(batch)
             predictions = select_keys(predictions, predict_keys)
             stop = runner.active and runner.after_step(
                 {k: v.numpy() for k, v in hook_values.items()}
             )
+            stop = keras_callbacks.batch_end(index, {"outputs": predictions}) or stop
             yield from split_examples(predictions, yield_single_examples)
             if stop:
                 break
+        keras_callbacks.end({})
         runner.end()
 
 

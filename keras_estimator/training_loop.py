@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import time
 from collections.abc import Callable
 from typing import Any
@@ -25,24 +26,86 @@ _MAX_CHUNK = 1000
 
 
 class ListenedSaver:
-    """Checkpoint saving with `CheckpointSaverListener`s around it, as CheckpointSaverHook."""
+    """Checkpoint saving with `CheckpointSaverListener`s around it, as CheckpointSaverHook.
 
-    def __init__(self, writer: ckpt_lib.CheckpointWriter, listeners: list, session: Any) -> None:
-        self._writer, self._listeners, self._session = writer, listeners, session
+    `save_steps` / `save_secs` are its cadence (one of them is set).
+    """
+
+    def __init__(
+        self,
+        writer: ckpt_lib.CheckpointWriter,
+        listeners: list,
+        session: Any,
+        save_steps: int | None,
+        save_secs: float | None,
+    ) -> None:
+        self._writer, self.listeners, self._session = writer, listeners, session
+        self.save_steps, self.save_secs = save_steps, save_secs
+
+    @property
+    def directory(self) -> str:
+        return self._writer.model_dir
 
     def save(self, step: int) -> bool:
         """Saves; True when a listener's after_save asked training to stop."""
-        for listener in self._listeners:
+        for listener in self.listeners:
             listener.before_save(self._session, step)
         self._writer.save(step)
         stop = False
-        for listener in self._listeners:
+        for listener in self.listeners:
             stop = bool(listener.after_save(self._session, step)) or stop
         return stop
 
     def end(self, step: int) -> None:
-        for listener in self._listeners:
+        for listener in self.listeners:
             listener.end(self._session, step)
+
+
+def make_saver(
+    model_dir: str,
+    variables: dict[str, tf.Variable],
+    config: Any,
+    runner: HookRunner,
+    listeners: list,
+) -> ListenedSaver | None:
+    """The checkpoint saving tf.estimator would have done for this train() call.
+
+    The CheckpointSaverHook among the hooks (user or EstimatorSpec) if there is one, with
+    its directory, basename, cadence and listeners; else one from RunConfig's
+    save_checkpoints_steps / save_checkpoints_secs; else None. `saving_listeners` join the
+    saver's listeners, as in tf.estimator.
+    """
+    if len(runner.saver_hooks) > 1:
+        raise NotImplementedError(
+            f"{len(runner.saver_hooks)} CheckpointSaverHooks were given; keras_estimator saves "
+            "through one. Expected at most one CheckpointSaverHook among hooks, "
+            "training_hooks and training_chief_hooks; merge their listeners into one."
+        )
+    keep_max, keep_hours = config.keep_checkpoint_max, config.keep_checkpoint_every_n_hours
+    if runner.saver_hooks:
+        hook = runner.saver_hooks[0]
+        directory, basename = os.path.split(hook._save_path)
+        save_steps, save_secs = hook._timer._every_steps, hook._timer._every_secs
+        listeners = list(hook._listeners) + [x for x in listeners if x not in hook._listeners]
+        user_saver = hook._saver or getattr(hook._scaffold, "saver", None)
+        if isinstance(user_saver, tf.compat.v1.train.Saver):
+            # Its var_list is graph-bound; its retention settings carry over.
+            keep_max = user_saver._max_to_keep
+            keep_hours = user_saver._keep_checkpoint_every_n_hours
+    elif config.save_checkpoints_steps or config.save_checkpoints_secs:
+        directory, basename = model_dir, ckpt_lib.CHECKPOINT_BASENAME
+        save_steps, save_secs = config.save_checkpoints_steps, config.save_checkpoints_secs
+    else:
+        if listeners:
+            raise ValueError(
+                "There should be a CheckpointSaverHook to use saving_listeners. Please set "
+                "one of the RunConfig.save_checkpoints_steps or "
+                "RunConfig.save_checkpoints_secs."
+            )
+        return None  # tf.estimator added no checkpoint saver when both were None (or 0)
+    tf.io.gfile.makedirs(directory)
+    writer = ckpt_lib.CheckpointWriter(directory, variables, keep_max, keep_hours, basename)
+    return ListenedSaver(writer, listeners, runner.session, save_steps, save_secs)
 
 
 def run_training(
@@ -62,7 +125,7 @@ def run_training(
     steps hooks need nothing from run together. Returns the final global step.
     """
     log_every = config.log_step_count_steps
-    save_steps, save_secs = config.save_checkpoints_steps, config.save_checkpoints_secs
+    save_steps, save_secs = (saver.save_steps, saver.save_secs) if saver else (None, None)
     iterator = iter(dataset)
     last_save_time = last_log_time = time.time()
     last_saved = last_log_step = step
@@ -75,7 +138,7 @@ def run_training(
             # End right after the step that *starts* at a multiple of log_every: its loss
             # is what tf.estimator logged as "loss = ..., step = <multiple>".
             chunk = min(chunk, (1 - step) % log_every or log_every)
-        if saver is not None and save_steps:
+        if save_steps:
             # tf.estimator's timer: the next save is save_steps after the last one.
             chunk = min(chunk, max(last_saved + save_steps - step, 1))
         if target is not None:

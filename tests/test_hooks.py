@@ -149,6 +149,65 @@ def test_saving_listeners_need_a_checkpoint_saver(tmp_path, toy_data):
         )
 
 
+class EventListener(tf.train.CheckpointSaverListener):
+    def __init__(self):
+        self.events = []
+
+    def begin(self):
+        self.events.append("begin")
+
+    def after_save(self, session, step):
+        self.events.append(step)
+
+    def end(self, session, step):
+        self.events.append(("end", step))
+
+
+def _checkpoint_steps(directory, basename="model.ckpt"):
+    state = tf.train.get_checkpoint_state(str(directory))
+    return [int(p.rsplit("-", 1)[1]) for p in state.all_model_checkpoint_paths]
+
+
+def test_checkpoint_saver_hook_replaces_the_default_saver(tmp_path, toy_data):
+    # As in tf.estimator: a CheckpointSaverHook among the hooks is *the* saver (its
+    # directory, basename and cadence); saving_listeners are added to it.
+    own, extra = EventListener(), EventListener()
+    hook = tf.train.CheckpointSaverHook(
+        str(tmp_path / "ckpts"), save_steps=3, checkpoint_basename="snap", listeners=[own]
+    )
+    config = estimator.RunConfig(
+        model_dir=str(tmp_path / "model"), save_checkpoints_steps=None, save_checkpoints_secs=None
+    )
+    est = estimator.Estimator(classifier_model_fn, config=config, params={})
+    est.train(train_fn(toy_data), steps=7, hooks=[hook], saving_listeners=[extra])
+    assert own.events == extra.events == ["begin", 0, 3, 6, 7, ("end", 7)]
+    assert _checkpoint_steps(tmp_path / "ckpts") == [0, 3, 6, 7]
+    assert (tmp_path / "ckpts" / "snap-7.index").exists()
+    assert tf.train.load_variable(str(tmp_path / "ckpts" / "snap-7"), "global_step") == 7
+    assert not list((tmp_path / "model").glob("*.index"))  # no second, default saver
+
+
+def test_checkpoint_saver_hook_from_the_model_fn_spec(tmp_path, toy_data):
+    model_dir = str(tmp_path)
+
+    def model_fn(features, labels, mode, params):
+        spec = classifier_model_fn(features, labels, mode, params)
+        saver = tf.train.CheckpointSaverHook(model_dir, save_steps=2)
+        return spec._replace(training_chief_hooks=[saver])
+
+    config = estimator.RunConfig(model_dir=model_dir, save_checkpoints_steps=100)
+    est = estimator.Estimator(model_fn, config=config, params={})
+    est.train(train_fn(toy_data), steps=5)
+    assert _checkpoint_steps(tmp_path) == [0, 2, 4, 5]
+    with pytest.raises(NotImplementedError, match="2 CheckpointSaverHooks were given"):
+        est.train(
+            train_fn(toy_data),
+            steps=1,
+            hooks=[tf.train.CheckpointSaverHook(model_dir, save_steps=2)],
+        )
+    assert _checkpoint_steps(tmp_path) == [0, 2, 4, 5]
+
+
 def test_bad_hooks_are_rejected(tmp_path, toy_data):
     est = estimator.Estimator(classifier_model_fn, model_dir=str(tmp_path), params={})
     with pytest.raises(TypeError, match="Hooks must be a SessionRunHook or a keras"):
@@ -313,6 +372,24 @@ def test_keras_callbacks_in_hooks(tmp_path, toy_data):
         ("test_end", round(result["accuracy"], 6)),
     ]
 
+    class PredictRecorder(keras.callbacks.Callback):
+        def on_predict_begin(self, logs=None):
+            seen["events"].append("predict_begin")
+
+        def on_predict_batch_end(self, batch, logs=None):
+            # As in model.predict: {"outputs": predictions}, which Keras flattens for dicts.
+            seen["events"].append(("batch", batch, len(logs["classes"])))
+            if batch == 1:
+                self.model.stop_predicting = True
+
+        def on_predict_end(self, logs=None):
+            seen["events"].append("predict_end")
+
+    seen["events"].clear()
+    outputs = list(est.predict(dataset_input_fn(x, batch_size=100), hooks=[PredictRecorder()]))
+    assert len(outputs) == 200  # stop_predicting ends predict after the second batch
+    assert seen["events"] == ["predict_begin", ("batch", 0, 100), ("batch", 1, 100), "predict_end"]
+
 
 def test_logging_hook_steps_run_in_chunks_and_the_trace_is_reused(tmp_path, toy_data, caplog):
     calls = []
@@ -368,3 +445,30 @@ def test_in_memory_evaluator_hook_evaluates_current_variables(tmp_path, toy_data
     assert list(metrics) == [0, 10, 20, 30]
     with pytest.raises(ValueError, match="`every_n_iter` must be a positive integer"):
         estimator.experimental.InMemoryEvaluatorHook(est, dataset_input_fn(x, y), every_n_iter=0)
+
+
+def test_make_stop_at_checkpoint_step_hook(tmp_path, toy_data, monkeypatch):
+    chief = estimator.Estimator(classifier_model_fn, model_dir=str(tmp_path / "chief"), params={})
+    hook = estimator.experimental.make_stop_at_checkpoint_step_hook(chief, last_step=4)
+    assert isinstance(hook, tf.train.StopAtStepHook)  # the chief stops at the step itself
+    chief.train(train_fn(toy_data), steps=5, hooks=[hook])
+    assert chief.get_variable_value("global_step") == 4
+
+    # A worker stops once the chief's checkpoint has reached last_step, not before.
+    cluster = '{"chief": ["h:1"], "worker": ["h:2"]}'
+    monkeypatch.setenv("TF_CONFIG", f'{{"cluster": {cluster}, "task": {{"type": "worker"}}}}')
+    worker_config = estimator.RunConfig(model_dir=str(tmp_path / "chief"))
+    assert not worker_config.is_chief
+    worker_view = estimator.Estimator(classifier_model_fn, config=worker_config, params={})
+    monkeypatch.delenv("TF_CONFIG")
+    waits = estimator.experimental.make_stop_at_checkpoint_step_hook(
+        worker_view, last_step=3, wait_after_file_check_secs=0
+    )
+    worker = estimator.Estimator(classifier_model_fn, model_dir=str(tmp_path / "w"), params={})
+    worker.train(train_fn(toy_data), steps=10, hooks=[waits])
+    assert worker.get_variable_value("global_step") == 3
+    too_far = estimator.experimental.make_stop_at_checkpoint_step_hook(
+        worker_view, last_step=6, wait_after_file_check_secs=0
+    )
+    worker.train(train_fn(toy_data), steps=5, hooks=[too_far])  # chief's checkpoint is at 4
+    assert worker.get_variable_value("global_step") == 8

@@ -65,3 +65,30 @@ def test_progress_bar_is_off_in_batch_runs_and_can_be_forced(tmp_path):
     shown = run_python([str(script)], {"KERAS_ESTIMATOR_PROGRESS": "1"})
     assert shown.returncode == 0, shown.stderr[-2000:]
     assert "20/20" in shown.stdout and "loss" in shown.stdout
+
+
+def test_log_lines_follow_tf_logging_set_verbosity(tmp_path):
+    # Legacy scripts ask for the estimator's log lines through tf.logging, as with tf.estimator.
+    tests_dir = os.path.dirname(__file__)
+    body = (
+        "import sys\n"
+        f"sys.path.insert(0, {tests_dir!r})\n"
+        "import numpy as np\n"
+        "import tensorflow.compat.v1 as tf\n"
+        "import keras_estimator\n"
+        "from helpers import classifier_model_fn, dataset_input_fn\n"
+        "{verbosity}"
+        "x = np.random.rand(64, 8).astype('float32'); y = np.zeros(64, 'int64')\n"
+        "est = keras_estimator.Estimator(classifier_model_fn, sys.argv[1], params={{}})\n"
+        "est.train(dataset_input_fn(x, y, 8, repeat=True), steps=3)\n"
+    )
+    quiet, verbose = tmp_path / "quiet.py", tmp_path / "verbose.py"
+    quiet.write_text(body.format(verbosity=""))
+    verbose.write_text(body.format(verbosity="tf.logging.set_verbosity(tf.logging.INFO)\n"))
+    shown = run_python([str(verbose), str(tmp_path / "a")])
+    assert shown.returncode == 0, shown.stderr[-2000:]
+    assert "loss = " in shown.stderr and ", step = 0" in shown.stderr
+    assert "Saving checkpoints for 3 into" in shown.stderr
+    hidden = run_python([str(quiet), str(tmp_path / "b")])
+    assert hidden.returncode == 0, hidden.stderr[-2000:]
+    assert "loss = " not in hidden.stderr and "Saving checkpoints" not in hidden.stderr

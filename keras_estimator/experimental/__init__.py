@@ -8,11 +8,15 @@ from keras_estimator.experimental.early_stopping import (
     stop_if_no_decrease_hook,
     stop_if_no_increase_hook,
 )
+from keras_estimator.experimental.stop_at_checkpoint_step import (
+    make_stop_at_checkpoint_step_hook,
+)
 from keras_estimator.hooks.in_memory_evaluator import InMemoryEvaluatorHook
 
 __all__ = [
     "InMemoryEvaluatorHook",
     "make_early_stopping_hook",
+    "make_stop_at_checkpoint_step_hook",
     "read_eval_metrics",
     "stop_if_higher_hook",
     "stop_if_lower_hook",

@@ -8,10 +8,12 @@ import keras
 
 
 class KerasCallbacks:
-    """Drives Keras callbacks over one train() ("train") or evaluate() ("test") call.
+    """Drives Keras callbacks over one train() ("train"), evaluate() ("test") or
+    predict() ("predict") call, as `fit` / `evaluate` / `predict` call them.
 
     The whole call is one epoch; every step is a batch (as fit's default
-    steps_per_execution=1); `model.stop_training = True` ends training after the step.
+    steps_per_execution=1); `model.stop_training` / `stop_evaluating` / `stop_predicting`
+    set to True ends the call after the step. Predict batches get `{"outputs": ...}`.
     """
 
     def __init__(self, callbacks: list, model: Any, kind: str) -> None:
@@ -25,16 +27,20 @@ class KerasCallbacks:
         if kind == "train":
             self._list.on_train_begin()
             self._list.on_epoch_begin(0)
-        else:
+        elif kind == "test":
             self._list.on_test_begin()
+        else:
+            self._list.on_predict_begin()
 
     def batch_begin(self, batch: int) -> None:
         if not self.active:
             return
         if self._kind == "train":
             self._list.on_train_batch_begin(batch)
-        else:
+        elif self._kind == "test":
             self._list.on_test_batch_begin(batch)
+        else:
+            self._list.on_predict_batch_begin(batch)
 
     def batch_end(self, batch: int, logs: dict) -> bool:
         """True when a callback asked to stop (`model.stop_training`)."""
@@ -43,8 +49,11 @@ class KerasCallbacks:
         if self._kind == "train":
             self._list.on_train_batch_end(batch, logs)
             return bool(self._model.stop_training)
-        self._list.on_test_batch_end(batch, logs)
-        return bool(getattr(self._model, "stop_evaluating", False))
+        if self._kind == "test":
+            self._list.on_test_batch_end(batch, logs)
+            return bool(getattr(self._model, "stop_evaluating", False))
+        self._list.on_predict_batch_end(batch, logs)
+        return bool(getattr(self._model, "stop_predicting", False))
 
     def end(self, logs: dict) -> None:
         if not self.active:
@@ -52,5 +61,7 @@ class KerasCallbacks:
         if self._kind == "train":
             self._list.on_epoch_end(0, logs)
             self._list.on_train_end(logs)
-        else:
+        elif self._kind == "test":
             self._list.on_test_end(logs)
+        else:
+            self._list.on_predict_end()

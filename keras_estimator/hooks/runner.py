@@ -43,12 +43,10 @@ def _check_supported(hook: Any) -> None:
             "placeholders to feed. Expected the input to come from input_fn; move the fed "
             "values into the dataset."
         )
-    if isinstance(hook, _V1.train.CheckpointSaverHook):
-        raise NotImplementedError(
-            "A CheckpointSaverHook passed as a hook is not supported yet; RunConfig's "
-            "save_checkpoints_steps / save_checkpoints_secs save checkpoints, and "
-            "train(saving_listeners=[...]) takes CheckpointSaverListeners."
-        )
+
+
+def is_saver_hook(hook: Any) -> bool:
+    return isinstance(hook, _V1.train.CheckpointSaverHook)
 
 
 def validate_listeners(listeners: Any) -> list:
@@ -103,7 +101,9 @@ class HookRunner:
     def __init__(self, hooks: list, session: HookSession) -> None:
         self.user_hooks = list(hooks)
         self.session = session
-        self.hooks: list = list(hooks)
+        self.hooks: list = [h for h in hooks if not is_saver_hook(h)]
+        # CheckpointSaverHooks are not driven: the training loop saves as they would have.
+        self.saver_hooks: list = [h for h in hooks if is_saver_hook(h)]
         self._keys: dict[Any, str] = {}  # fetch (id or name) -> step output key
         self._requests: list = []
         self._graph: tf.Graph | None = None
@@ -114,7 +114,9 @@ class HookRunner:
         """Called inside the traced step after the model_fn; returns extra step outputs."""
         for hook in spec_hooks:
             _check_supported(hook)
-        self.hooks = self.user_hooks + list(spec_hooks)
+        hooks = self.user_hooks + list(spec_hooks)
+        self.hooks = [h for h in hooks if not is_saver_hook(h)]
+        self.saver_hooks = [h for h in hooks if is_saver_hook(h)]
         self._graph = graph
         self.session.global_step_tensors.add(id(global_step_read))
         outputs: dict[str, tf.Tensor] = {}
