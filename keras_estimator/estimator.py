@@ -20,6 +20,7 @@ from keras_estimator.engine.global_step import GlobalStepVariable
 from keras_estimator.engine.model import HOOKS_KEY, EstimatorModel
 from keras_estimator.engine.summaries import write_scalars
 from keras_estimator.engine.variable_store import VariableStore
+from keras_estimator.export.saved_model_writer import write_saved_model
 from keras_estimator.hooks.keras_callbacks import KerasCallbacks
 from keras_estimator.hooks.runner import HookRunner, validate_hooks, validate_listeners
 from keras_estimator.hooks.session import HookSession
@@ -507,6 +508,52 @@ class Estimator:
                 break
         keras_callbacks.end({})
         runner.end()
+
+    # -- export --------------------------------------------------------------------------
+    def export_saved_model(
+        self,
+        export_dir_base: str | os.PathLike,
+        serving_input_receiver_fn: Callable,
+        assets_extra: dict | None = None,
+        as_text: bool = False,
+        checkpoint_path: str | None = None,
+        experimental_mode: str = ModeKeys.PREDICT,
+    ) -> bytes:
+        """Exports the model for serving to `<export_dir_base>/<timestamp>/`; returns that path.
+
+        The receiver fn and the PREDICT model_fn are traced; signatures come from the
+        EstimatorSpec's `export_outputs` (or `predictions`), variables from the latest
+        checkpoint (or `checkpoint_path`). The SavedModel loads with plain TensorFlow:
+        `tf.saved_model.load(path).signatures["serving_default"](**inputs)`.
+
+        Example:
+            >>> fn = export.build_raw_serving_input_receiver_fn({"x": tf.TensorSpec([None, 4])})
+            >>> path = est.export_saved_model("exports", fn)
+        """
+        return write_saved_model(
+            self,
+            os.fspath(export_dir_base),
+            serving_input_receiver_fn,
+            assets_extra,
+            as_text,
+            checkpoint_path,
+            experimental_mode,
+        )
+
+    def export_savedmodel(
+        self,
+        export_dir_base: str | os.PathLike,
+        serving_input_receiver_fn: Callable,
+        assets_extra: dict | None = None,
+        as_text: bool = False,
+        checkpoint_path: str | None = None,
+        strip_default_attrs: bool = False,
+    ) -> bytes:
+        """Deprecated alias of `export_saved_model` (tf.estimator 1.x's name)."""
+        logger.warning("export_savedmodel is deprecated; use export_saved_model.")
+        return self.export_saved_model(
+            export_dir_base, serving_input_receiver_fn, assets_extra, as_text, checkpoint_path
+        )
 
 
 def _warn_unsupported_spec_parts(spec: EstimatorSpec) -> None:

@@ -8,6 +8,7 @@ from typing import Any
 import keras
 import tensorflow as tf
 
+from keras_estimator.export.export_outputs import resolve_export_outputs
 from keras_estimator.mode_keys import ModeKeys
 
 _DEFAULT_GRAPH_ERROR = (
@@ -138,10 +139,11 @@ def _validate_scaffold(scaffold: Any) -> Any:
     return scaffold
 
 
-def _validate_export_outputs(export_outputs: Any) -> Any:
-    if export_outputs is None:
-        return None
-    if not isinstance(export_outputs, dict):
+def _validate_export_outputs(export_outputs: Any, predictions: Any, mode: str) -> Any:
+    if mode == ModeKeys.PREDICT:
+        # As tf.estimator: a default signature from predictions, serving_default aliasing.
+        return resolve_export_outputs(export_outputs, predictions)
+    if export_outputs is not None and not isinstance(export_outputs, dict):
         raise TypeError(f"export_outputs must be dict, given: {export_outputs}")
     return export_outputs
 
@@ -191,7 +193,7 @@ class EstimatorSpec(collections.namedtuple("EstimatorSpec", _FIELDS)):
             loss=_validate_loss(loss, mode),
             train_op=_validate_train_op(train_op, mode),
             eval_metric_ops=_validate_eval_metric_ops(eval_metric_ops),
-            export_outputs=_validate_export_outputs(export_outputs),
+            export_outputs=_validate_export_outputs(export_outputs, predictions, mode),
             training_chief_hooks=_validate_hooks(training_chief_hooks),
             training_hooks=_validate_hooks(training_hooks),
             scaffold=_validate_scaffold(scaffold),

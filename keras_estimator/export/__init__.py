@@ -1,0 +1,29 @@
+"""`tf.estimator.export`: receivers, export outputs and exporters for SavedModel export."""
+
+from keras_estimator.export.export_outputs import (
+    ClassificationOutput,
+    ExportOutput,
+    PredictOutput,
+    RegressionOutput,
+)
+from keras_estimator.export.receivers import (
+    ServingInputReceiver,
+    SupervisedInputReceiver,
+    TensorServingInputReceiver,
+    build_parsing_serving_input_receiver_fn,
+    build_raw_serving_input_receiver_fn,
+    build_raw_supervised_input_receiver_fn,
+)
+
+__all__ = [
+    "ClassificationOutput",
+    "ExportOutput",
+    "PredictOutput",
+    "RegressionOutput",
+    "ServingInputReceiver",
+    "SupervisedInputReceiver",
+    "TensorServingInputReceiver",
+    "build_parsing_serving_input_receiver_fn",
+    "build_raw_serving_input_receiver_fn",
+    "build_raw_supervised_input_receiver_fn",
+]

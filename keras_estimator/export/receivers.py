@@ -1,0 +1,223 @@
+"""Serving input receivers: what a SavedModel's signatures take and how it becomes features.
+
+A `serving_input_receiver_fn` is called while the export is traced, so TF1-style code
+(`tf.compat.v1.placeholder`, `tf.io.parse_example`) works in it as it did under
+tf.estimator's export graph.
+"""
+
+from __future__ import annotations
+
+import collections
+from collections.abc import Callable
+from typing import Any
+
+import tensorflow as tf
+
+_V1 = tf.compat.v1
+SINGLE_FEATURE_KEY = "feature"
+SINGLE_RECEIVER_KEY = "input"
+SINGLE_LABEL_KEY = "label"
+
+
+def _is_tensorish(value: Any) -> bool:
+    return isinstance(value, (tf.Tensor, tf.SparseTensor))
+
+
+def _wrap_features(features: Any, what: str = "feature") -> dict[str, Any]:
+    if features is None:
+        raise ValueError(f"{what}s must be defined.")
+    if not isinstance(features, dict):
+        features = {SINGLE_FEATURE_KEY if what == "feature" else SINGLE_LABEL_KEY: features}
+    for name, tensor in features.items():
+        if not isinstance(name, str):
+            raise ValueError(f"{what} keys must be strings: {name}.")
+        if not _is_tensorish(tensor):
+            raise ValueError(f"{what} {name} must be a Tensor or SparseTensor.")
+    return dict(features)
+
+
+def _wrap_receiver_tensors(receiver_tensors: Any) -> dict[str, tf.Tensor]:
+    if receiver_tensors is None:
+        raise ValueError("receiver_tensors must be defined.")
+    if not isinstance(receiver_tensors, dict):
+        receiver_tensors = {SINGLE_RECEIVER_KEY: receiver_tensors}
+    for name, tensor in receiver_tensors.items():
+        if not isinstance(name, str):
+            raise ValueError(f"receiver_tensors keys must be strings: {name}.")
+        if not isinstance(tensor, tf.Tensor):
+            raise ValueError(f"receiver_tensor {name} must be a Tensor.")
+    return dict(receiver_tensors)
+
+
+def _wrap_alternatives(alternatives: Any) -> dict[str, dict[str, tf.Tensor]] | None:
+    if alternatives is None:
+        return None
+    if not isinstance(alternatives, dict):
+        raise ValueError(
+            f"receiver_tensors_alternatives must be a dict: {alternatives}. Expected "
+            "{name: tensor or {key: tensor}}."
+        )
+    return {name: _wrap_receiver_tensors(tensors) for name, tensors in alternatives.items()}
+
+
+class ServingInputReceiver(
+    collections.namedtuple(
+        "ServingInputReceiver", ["features", "receiver_tensors", "receiver_tensors_alternatives"]
+    )
+):
+    """Features for the model_fn and the tensors a serving request feeds.
+
+    A single tensor is keyed `feature` / `input`; `receiver_tensors_alternatives` adds
+    signatures named `<alternative>:<output>` that are fed at other points (for
+    example the parsed features, downstream of `tf.io.parse_example`).
+
+    Example:
+        >>> def serving_input_receiver_fn():
+        ...     x = tf.compat.v1.placeholder(tf.float32, [None, 4], name="x")
+        ...     return ServingInputReceiver({"x": x}, {"x": x})
+    """
+
+    def __new__(
+        cls, features: Any, receiver_tensors: Any, receiver_tensors_alternatives: Any = None
+    ) -> ServingInputReceiver:
+        return super().__new__(
+            cls,
+            features=_wrap_features(features),
+            receiver_tensors=_wrap_receiver_tensors(receiver_tensors),
+            receiver_tensors_alternatives=_wrap_alternatives(receiver_tensors_alternatives),
+        )
+
+
+class TensorServingInputReceiver(
+    collections.namedtuple(
+        "TensorServingInputReceiver",
+        ["features", "receiver_tensors", "receiver_tensors_alternatives"],
+    )
+):
+    """Like ServingInputReceiver, but the model_fn gets one tensor as `features`, not a dict.
+
+    Example:
+        >>> x = tf.compat.v1.placeholder(tf.float32, [None, 4])
+        >>> TensorServingInputReceiver(features=x, receiver_tensors={"x": x})
+    """
+
+    def __new__(
+        cls, features: Any, receiver_tensors: Any, receiver_tensors_alternatives: Any = None
+    ) -> TensorServingInputReceiver:
+        if features is None:
+            raise ValueError("features must be defined.")
+        if not _is_tensorish(features):
+            raise ValueError(f"feature must be a Tensor or SparseTensor. Given: {features}")
+        return super().__new__(
+            cls,
+            features=features,
+            receiver_tensors=_wrap_receiver_tensors(receiver_tensors),
+            receiver_tensors_alternatives=_wrap_alternatives(receiver_tensors_alternatives),
+        )
+
+
+class SupervisedInputReceiver(
+    collections.namedtuple("SupervisedInputReceiver", ["features", "labels", "receiver_tensors"])
+):
+    """Features, labels and receiver tensors, for exports of the TRAIN / EVAL graphs."""
+
+    def __new__(cls, features: Any, labels: Any, receiver_tensors: Any) -> SupervisedInputReceiver:
+        return super().__new__(
+            cls,
+            features=_wrap_features(features),
+            labels=_wrap_features(labels, "label"),
+            receiver_tensors=_wrap_receiver_tensors(receiver_tensors),
+        )
+
+
+def _placeholder_like(value: Any, default_batch_size: int | None) -> tf.Tensor:
+    """A placeholder with `value`'s dtype and shape past the batch dimension.
+
+    `value` may be a tensor (also a placeholder made in a throw-away tf.Graph, as legacy
+    code did before TF2), a `tf.TensorSpec`, or a numpy array.
+    """
+    dtype = tf.as_dtype(value.dtype)
+    shape = tf.TensorShape(getattr(value, "shape", None))
+    if shape.rank is not None and shape.rank > 0:
+        shape = tf.TensorShape([default_batch_size]).concatenate(shape[1:])
+    name = None
+    op = getattr(value, "op", None) if not hasattr(value, "numpy") else None
+    if op is not None:
+        name = op.name
+    elif isinstance(value, tf.TensorSpec):
+        name = value.name
+    return _V1.placeholder(dtype=dtype, shape=shape, name=name)
+
+
+def _placeholders_like(features: Any, default_batch_size: int | None) -> dict[str, tf.Tensor]:
+    if not isinstance(features, dict):
+        raise ValueError(
+            f"features must be a dict of string to Tensor (or TensorSpec); given: {features!r}"
+        )
+    return {name: _placeholder_like(value, default_batch_size) for name, value in features.items()}
+
+
+def build_parsing_serving_input_receiver_fn(
+    feature_spec: dict[str, Any], default_batch_size: int | None = None
+) -> Callable[[], ServingInputReceiver]:
+    """A receiver fn taking serialized `tf.train.Example`s, parsed with `feature_spec`.
+
+    The signature input is `examples` (a string vector), as in tf.estimator.
+
+    Example:
+        >>> spec = {"x": tf.io.FixedLenFeature([4], tf.float32)}
+        >>> est.export_saved_model("export", build_parsing_serving_input_receiver_fn(spec))
+    """
+
+    def serving_input_receiver_fn() -> ServingInputReceiver:
+        serialized = _V1.placeholder(
+            dtype=tf.string, shape=[default_batch_size], name="input_example_tensor"
+        )
+        features = tf.io.parse_example(serialized, feature_spec)
+        return ServingInputReceiver(features, {"examples": serialized})
+
+    return serving_input_receiver_fn
+
+
+def build_raw_serving_input_receiver_fn(
+    features: dict[str, Any], default_batch_size: int | None = None
+) -> Callable[[], ServingInputReceiver]:
+    """A receiver fn that takes the features themselves, one input per feature.
+
+    `features` maps names to tensors, placeholders or `tf.TensorSpec`s that give each
+    input's dtype and shape (the batch dimension becomes `default_batch_size`).
+
+    Example:
+        >>> fn = build_raw_serving_input_receiver_fn({"x": tf.TensorSpec([None, 4])})
+    """
+
+    def serving_input_receiver_fn() -> ServingInputReceiver:
+        receiver_tensors = _placeholders_like(features, default_batch_size)
+        return ServingInputReceiver(receiver_tensors, receiver_tensors)
+
+    return serving_input_receiver_fn
+
+
+def build_raw_supervised_input_receiver_fn(
+    features: Any, labels: Any, default_batch_size: int | None = None
+) -> Callable[[], SupervisedInputReceiver]:
+    """A receiver fn taking raw features and labels (for TRAIN / EVAL graph exports)."""
+
+    def as_dict(value: Any, single: str) -> dict[str, Any]:
+        return value if isinstance(value, dict) else {single: value}
+
+    def supervised_input_receiver_fn() -> SupervisedInputReceiver:
+        feature_ph = _placeholders_like(as_dict(features, SINGLE_FEATURE_KEY), default_batch_size)
+        label_ph = _placeholders_like(as_dict(labels, SINGLE_LABEL_KEY), default_batch_size)
+        overlap = set(feature_ph) & set(label_ph)
+        if overlap:
+            raise ValueError(
+                f"Features and labels must have distinct keys. Found overlapping keys: {overlap}"
+            )
+        return SupervisedInputReceiver(
+            feature_ph if isinstance(features, dict) else feature_ph[SINGLE_FEATURE_KEY],
+            label_ph if isinstance(labels, dict) else label_ph[SINGLE_LABEL_KEY],
+            {**feature_ph, **label_ph},
+        )
+
+    return supervised_input_receiver_fn

@@ -1,0 +1,229 @@
+"""Writes an Estimator's PREDICT graph as a SavedModel servable without keras_estimator.
+
+The receiver fn and the model_fn are traced together (TF1 placeholders work there);
+each signature is that trace pruned from its inputs to its outputs, as `session.run`
+with feeds would have run it. Variables come from a checkpoint into a fresh variable
+store, so the Estimator's in-memory state is never touched. The SavedModel is written
+to a temporary directory and renamed into place: a failed export leaves nothing behind.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import time
+from collections.abc import Callable
+from typing import Any
+
+import tensorflow as tf
+from google.protobuf import text_format
+from tensorflow.core.protobuf import saved_model_pb2
+
+from keras_estimator import checkpoints as ckpt_lib
+from keras_estimator._seeding import seeded_python_random
+from keras_estimator.engine.graph_scope import tf1_graph_scope
+from keras_estimator.export.export_outputs import PREDICT_METHOD, Signature
+from keras_estimator.export.receivers import ServingInputReceiver, TensorServingInputReceiver
+from keras_estimator.mode_keys import ModeKeys
+
+# WrappedFunction.prune gives a traced graph `session.run(feeds, fetches)` semantics.
+from tensorflow.python.eager import wrap_function  # noqa: E402  isort: skip
+
+logger = logging.getLogger("keras_estimator")
+_SAVED_MODEL_PB = "saved_model.pb"
+
+
+def timestamped_dir(export_dir_base: str) -> str:
+    """`<export_dir_base>/<unix seconds>`; the next free second if that one is taken."""
+    stamp = int(time.time())
+    while tf.io.gfile.exists(os.path.join(export_dir_base, str(stamp))) or tf.io.gfile.exists(
+        os.path.join(export_dir_base, f"temp-{stamp}")
+    ):
+        stamp += 1
+    return os.path.join(export_dir_base, str(stamp))
+
+
+def _check_receiver(receiver: Any) -> None:
+    if not isinstance(receiver, (ServingInputReceiver, TensorServingInputReceiver)):
+        raise TypeError(
+            "serving_input_receiver_fn must return a ServingInputReceiver or "
+            f"TensorServingInputReceiver (keras_estimator.export), given: {receiver!r:.200}. "
+            "Fix: return ServingInputReceiver(features, receiver_tensors), or use "
+            "build_raw_serving_input_receiver_fn / build_parsing_serving_input_receiver_fn."
+        )
+
+
+def _signatures(receiver: Any, export_outputs: dict) -> tuple[dict[str, Signature], dict]:
+    """Every signature tf.estimator would write, and the excluded ones with the reason."""
+    groups = [(None, receiver.receiver_tensors)]
+    groups += list((receiver.receiver_tensors_alternatives or {}).items())
+    signatures, excluded = {}, {}
+    for group, tensors in groups:
+        for key, output in export_outputs.items():
+            name = key if group is None else f"{group}:{key}"
+            try:
+                signatures[name] = output.signature(tensors)
+            except ValueError as exc:
+                excluded[name] = str(exc)
+    return signatures, excluded
+
+
+class _Trace:
+    """The receiver fn and the PREDICT model_fn, traced into one graph."""
+
+    def __init__(self, model: Any, call_model_fn: Callable, receiver_fn: Callable) -> None:
+        self.model = model
+        captured: dict[str, Any] = {}
+
+        def build() -> tf.Tensor:
+            with tf1_graph_scope(model._store, model._ke_global_step):
+                receiver = receiver_fn()
+                _check_receiver(receiver)
+                captured["receiver"] = receiver
+                captured["spec"] = call_model_fn(receiver.features, None, ModeKeys.PREDICT)
+            return tf.constant(0)
+
+        with model._store.creating() as used:
+            concrete = tf.function(build, autograph=False).get_concrete_function()
+        self.used = used | {"global_step"}
+        self.receiver, self.spec = captured["receiver"], captured["spec"]
+        self._wrapped = wrap_function.WrappedFunction(concrete.graph, variable_holder=None)
+
+    def prune(self, signature: Signature) -> Any:
+        return self._wrapped.prune(
+            feeds=list(signature.inputs.values()), fetches=dict(signature.outputs)
+        )
+
+
+def _serving_function(pruned: Any, signature: Signature) -> Any:
+    specs = [
+        tf.TensorSpec(tensor.shape, tensor.dtype, name=key)
+        for key, tensor in signature.inputs.items()
+    ]
+
+    def serve(*args: tf.Tensor) -> dict[str, tf.Tensor]:
+        return pruned(*args)
+
+    return tf.function(serve, input_signature=specs, autograph=False).get_concrete_function()
+
+
+def _rewrite_saved_model(path: str, methods: dict[str, str], as_text: bool) -> None:
+    """Sets classify / regress method names (TF2's saver writes `predict` for all)."""
+    pb_path = os.path.join(path, _SAVED_MODEL_PB)
+    saved_model = saved_model_pb2.SavedModel()
+    saved_model.ParseFromString(tf.io.gfile.GFile(pb_path, "rb").read())
+    for name, method in methods.items():
+        saved_model.meta_graphs[0].signature_def[name].method_name = method
+    if as_text:
+        tf.io.gfile.remove(pb_path)
+        with tf.io.gfile.GFile(os.path.join(path, "saved_model.pbtxt"), "w") as f:
+            f.write(text_format.MessageToString(saved_model))
+        return
+    with tf.io.gfile.GFile(pb_path, "wb") as f:
+        f.write(saved_model.SerializeToString())
+    _refresh_fingerprint(path)
+
+
+def _refresh_fingerprint(path: str) -> None:
+    """fingerprint.pb hashes saved_model.pb; write it again for the edited file."""
+    try:
+        from tensorflow.python.saved_model.pywrap_saved_model import fingerprinting
+    except ImportError:  # pragma: no cover - a TF without fingerprints
+        return
+    fingerprint = fingerprinting.CreateFingerprintDef(path)
+    with tf.io.gfile.GFile(os.path.join(path, "fingerprint.pb"), "wb") as f:
+        f.write(fingerprint)
+
+
+def _copy_assets_extra(path: str, assets_extra: dict | None) -> None:
+    if not assets_extra:
+        return
+    if not isinstance(assets_extra, dict):
+        raise TypeError(
+            f"assets_extra must be a dict of destination path to source file, given: "
+            f"{assets_extra!r}"
+        )
+    for dest, source in assets_extra.items():
+        target = os.path.join(path, "assets.extra", dest)
+        tf.io.gfile.makedirs(os.path.dirname(target))
+        tf.io.gfile.copy(source, target, overwrite=True)
+
+
+def write_saved_model(
+    estimator: Any,
+    export_dir_base: str,
+    serving_input_receiver_fn: Callable,
+    assets_extra: dict | None,
+    as_text: bool,
+    checkpoint_path: str | None,
+    mode: str,
+) -> bytes:
+    """Exports `estimator` as tf.estimator's `export_saved_model` did; returns the path."""
+    if mode != ModeKeys.PREDICT:
+        raise NotImplementedError(
+            f"export_saved_model(experimental_mode={mode!r}) is not supported; "
+            "keras_estimator exports the PREDICT graph for serving (experimental_mode="
+            "ModeKeys.PREDICT)."
+        )
+    if not callable(serving_input_receiver_fn):
+        raise TypeError(
+            f"serving_input_receiver_fn must be callable, given: {serving_input_receiver_fn!r}"
+        )
+    checkpoint = checkpoint_path or estimator.latest_checkpoint()
+    if not checkpoint:
+        raise ValueError(f"Couldn't find trained model at {estimator.model_dir}.")
+    if tf.io.gfile.isdir(checkpoint):
+        checkpoint = ckpt_lib.latest_checkpoint(checkpoint) or checkpoint
+    model = estimator._build_model()  # a fresh store: the estimator's own stays as it is
+    with seeded_python_random(estimator.config.tf_random_seed):
+        trace = _Trace(model, estimator._call_model_fn, serving_input_receiver_fn)
+    signatures, excluded = _signatures(trace.receiver, trace.spec.export_outputs)
+    functions, methods = {}, {}
+    for name, signature in signatures.items():
+        try:
+            pruned = trace.prune(signature)
+        except (ValueError, TypeError) as exc:
+            excluded[name] = f"its outputs need tensors its inputs do not feed ({exc})"
+            continue
+        functions[name] = (_serving_function(pruned, signature), pruned)
+        if signature.method_name != PREDICT_METHOD:
+            methods[name] = signature.method_name
+    for name, reason in excluded.items():
+        logger.warning("Signature %s is not exported: %s", name, reason)
+    if not functions:
+        raise ValueError(
+            "No signature could be exported for this receiver and these export_outputs: "
+            f"{excluded}. Expected at least one servable signature, e.g. a PredictOutput."
+        )
+    restorer = ckpt_lib.CheckpointRestorer(checkpoint)
+    store = model._store
+    restorer.restore_all({n: store.variables[n] for n in trace.used if n not in store.local_names})
+    restorer.raise_if_mismatched()
+
+    by_handle = {id(v.handle): v for v in store.variables.values()}
+    module = tf.Module()
+    module.variables_used = [
+        by_handle[id(handle)]
+        for _, pruned in functions.values()
+        for handle in pruned.captured_inputs
+        if id(handle) in by_handle
+    ]
+    export_dir = timestamped_dir(export_dir_base)
+    temp_dir = os.path.join(export_dir_base, "temp-" + os.path.basename(export_dir))
+    try:
+        tf.saved_model.save(
+            module,
+            temp_dir,
+            signatures={name: function for name, (function, _) in functions.items()},
+        )
+        _rewrite_saved_model(temp_dir, methods, as_text)
+        _copy_assets_extra(temp_dir, assets_extra)
+        tf.io.gfile.rename(temp_dir, export_dir)
+    except BaseException:
+        if tf.io.gfile.exists(temp_dir):
+            shutil.rmtree(temp_dir, ignore_errors=True)
+        raise
+    logger.info("Signatures INCLUDED in export for Predict: %s", sorted(functions))
+    logger.info("SavedModel written to: %s", export_dir)
+    return export_dir.encode()
