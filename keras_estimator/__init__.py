@@ -20,6 +20,8 @@ from keras_estimator.mode_keys import ModeKeys  # noqa: E402
 from keras_estimator.progress import set_progress_bar  # noqa: E402
 from keras_estimator.run_config import RunConfig  # noqa: E402
 from keras_estimator.spec import EstimatorSpec  # noqa: E402
+from keras_estimator.training import EvalSpec, TrainSpec, train_and_evaluate  # noqa: E402
+from keras_estimator.warm_start import VocabInfo, WarmStartSettings  # noqa: E402
 
 _install_v1_layers()
 _follow_tensorflow_logger()
@@ -29,9 +31,14 @@ __all__ = [
     "Estimator",
     "EstimatorSpec",
     "ModeKeys",
+    "EvalSpec",
     "RunConfig",
+    "TrainSpec",
+    "VocabInfo",
+    "WarmStartSettings",
     "experimental",
     "export",
     "set_progress_bar",
+    "train_and_evaluate",
     *_hook_names,
 ]

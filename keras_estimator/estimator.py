@@ -31,6 +31,7 @@ from keras_estimator.run_config import RunConfig
 from keras_estimator.session_config import apply_session_config
 from keras_estimator.spec import EstimatorSpec
 from keras_estimator.training_loop import make_saver, run_training
+from keras_estimator.warm_start import resolve_warm_start, warm_start
 
 logger = logging.getLogger("keras_estimator")
 
@@ -115,10 +116,7 @@ class Estimator:
         self._config = _resolve_config(config, model_dir)
         self._model_dir = self._config.model_dir
         self._params = copy.deepcopy(params or {})
-        if warm_start_from is not None:
-            raise NotImplementedError(
-                "warm_start_from is not supported yet; it arrives with the model-lifecycle work."
-            )
+        self._warm_start_settings = resolve_warm_start(warm_start_from)
         self._model: EstimatorModel | None = None
         self._loops: dict[Any, Callable] = {}
         self._writers: dict[str, tf.summary.SummaryWriter] = {}
@@ -215,7 +213,8 @@ class Estimator:
         checkpoint), as tf.estimator restored the graph it had just built for that mode.
         Returns the loop and the runner of the hooks the step was traced with.
         """
-        if self._model is None or (checkpoint is None and not keep_variables):
+        fresh = self._model is None or (checkpoint is None and not keep_variables)
+        if fresh:
             # Without a checkpoint tf.estimator started from fresh initial values.
             self._model, self._loops = self._build_model(), {}
         model = self._model
@@ -234,6 +233,11 @@ class Estimator:
                     {name: store.variables[name] for name in used if name not in store.local_names}
                 )
                 restorer.raise_if_mismatched()
+            elif fresh and self._warm_start_settings is not None:
+                # tf.estimator warm-started a graph only when model_dir had no checkpoint.
+                variables = store.global_variables()
+                trainable = {name for name, v in variables.items() if v.trainable}
+                warm_start(self._warm_start_settings, variables, trainable)
         return loop, runner
 
     def _trace(

@@ -6,6 +6,12 @@ from keras_estimator.export.export_outputs import (
     PredictOutput,
     RegressionOutput,
 )
+from keras_estimator.export.exporters import (
+    BestExporter,
+    Exporter,
+    FinalExporter,
+    LatestExporter,
+)
 from keras_estimator.export.receivers import (
     ServingInputReceiver,
     SupervisedInputReceiver,
@@ -16,6 +22,10 @@ from keras_estimator.export.receivers import (
 )
 
 __all__ = [
+    "BestExporter",
+    "Exporter",
+    "FinalExporter",
+    "LatestExporter",
     "ClassificationOutput",
     "ExportOutput",
     "PredictOutput",

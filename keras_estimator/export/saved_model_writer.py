@@ -26,6 +26,7 @@ from keras_estimator.engine.graph_scope import tf1_graph_scope
 from keras_estimator.export.export_outputs import PREDICT_METHOD, Signature
 from keras_estimator.export.receivers import ServingInputReceiver, TensorServingInputReceiver
 from keras_estimator.mode_keys import ModeKeys
+from keras_estimator.warm_start import warm_start_checkpoint
 
 # WrappedFunction.prune gives a traced graph `session.run(feeds, fetches)` semantics.
 from tensorflow.python.eager import wrap_function  # noqa: E402  isort: skip
@@ -171,6 +172,10 @@ def write_saved_model(
             f"serving_input_receiver_fn must be callable, given: {serving_input_receiver_fn!r}"
         )
     checkpoint = checkpoint_path or estimator.latest_checkpoint()
+    warm_start_settings = getattr(estimator, "_warm_start_settings", None)
+    if not checkpoint and warm_start_settings is not None:
+        # As tf.estimator: an untrained, warm-started Estimator exports the warm-start weights.
+        checkpoint = warm_start_checkpoint(warm_start_settings.ckpt_to_initialize_from)
     if not checkpoint:
         raise ValueError(f"Couldn't find trained model at {estimator.model_dir}.")
     if tf.io.gfile.isdir(checkpoint):
