@@ -16,6 +16,7 @@ import tensorflow as tf
 from keras_estimator import checkpoints as ckpt_lib
 from keras_estimator._fn_args import fn_args
 from keras_estimator._seeding import seeded_python_random
+from keras_estimator.engine.checkpoint_init import apply_checkpoint_initializers
 from keras_estimator.engine.global_step import GlobalStepVariable
 from keras_estimator.engine.model import HOOKS_KEY, EstimatorModel
 from keras_estimator.engine.summaries import write_scalars
@@ -28,6 +29,7 @@ from keras_estimator.inputs import call_input_fn
 from keras_estimator.mode_keys import ModeKeys
 from keras_estimator.predictions import select_keys, split_examples
 from keras_estimator.run_config import RunConfig
+from keras_estimator.scaffolds import check_scaffold, scaffold_saver
 from keras_estimator.session_config import apply_session_config
 from keras_estimator.spec import EstimatorSpec
 from keras_estimator.training_loop import make_saver, run_training
@@ -117,6 +119,7 @@ class Estimator:
         self._model_dir = self._config.model_dir
         self._params = copy.deepcopy(params or {})
         self._warm_start_settings = resolve_warm_start(warm_start_from)
+        self._train_scaffold_saver: tf.compat.v1.train.Saver | None = None
         self._model: EstimatorModel | None = None
         self._loops: dict[Any, Callable] = {}
         self._writers: dict[str, tf.summary.SummaryWriter] = {}
@@ -189,7 +192,9 @@ class Estimator:
                 "model_fn should return an EstimatorSpec. "
                 f"Got {type(result).__name__}: {result!r:.200}"
             )
-        _warn_unsupported_spec_parts(result)
+        check_scaffold(result.scaffold)
+        if mode == ModeKeys.TRAIN:
+            self._train_scaffold_saver = scaffold_saver(result.scaffold)
         return result
 
     def _build_model(self) -> EstimatorModel:
@@ -225,6 +230,7 @@ class Estimator:
             if cached is not None and cached[2].active and not cached[2].restart():
                 cached = None  # the hooks now want tensors the trace does not return
             if cached is None:
+                store.checkpoint_initializers.clear()
                 cached = self._loops[key] = self._trace(mode, dataset, hooks, writer)
             loop, used, runner = cached
             if checkpoint is not None:
@@ -233,11 +239,14 @@ class Estimator:
                     {name: store.variables[name] for name in used if name not in store.local_names}
                 )
                 restorer.raise_if_mismatched()
-            elif fresh and self._warm_start_settings is not None:
-                # tf.estimator warm-started a graph only when model_dir had no checkpoint.
-                variables = store.global_variables()
-                trainable = {name for name, v in variables.items() if v.trainable}
-                warm_start(self._warm_start_settings, variables, trainable)
+            elif fresh:
+                # Fresh variables: what TF1 ran as initializers when model_dir had no
+                # checkpoint. init_from_checkpoint first; the warm start overrides it.
+                apply_checkpoint_initializers(store.checkpoint_initializers)
+                if self._warm_start_settings is not None:
+                    variables = store.global_variables()
+                    trainable = {name for name, v in variables.items() if v.trainable}
+                    warm_start(self._warm_start_settings, variables, trainable)
         return loop, runner
 
     def _trace(
@@ -349,7 +358,12 @@ class Estimator:
         self._model.train_call_start.assign(step)
         target = max_steps if max_steps is not None else step + steps if steps else None
         saver = make_saver(
-            self._model_dir, self._model._store.global_variables(), self._config, runner, listeners
+            self._model_dir,
+            self._model._store.global_variables(),
+            self._config,
+            runner,
+            listeners,
+            self._train_scaffold_saver,
         )
         listeners = saver.listeners if saver is not None else []
         for listener in listeners:
@@ -557,17 +571,4 @@ class Estimator:
         logger.warning("export_savedmodel is deprecated; use export_saved_model.")
         return self.export_saved_model(
             export_dir_base, serving_input_receiver_fn, assets_extra, as_text, checkpoint_path
-        )
-
-
-def _warn_unsupported_spec_parts(spec: EstimatorSpec) -> None:
-    """A scaffold's init_fn / init_op / saver are accepted but not interpreted yet: say so."""
-    scaffold = spec.scaffold
-    if any(
-        getattr(scaffold, attr, None) is not None
-        for attr in ("init_fn", "init_op", "local_init_op", "saver", "ready_op")
-    ):
-        logger.warning(
-            "EstimatorSpec.scaffold init_fn / init_op / saver are not interpreted yet by "
-            "keras_estimator; variables are initialised by their initializers."
         )

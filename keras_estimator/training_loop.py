@@ -67,13 +67,15 @@ def make_saver(
     config: Any,
     runner: HookRunner,
     listeners: list,
+    scaffold_saver: tf.compat.v1.train.Saver | None = None,
 ) -> ListenedSaver | None:
     """The checkpoint saving tf.estimator would have done for this train() call.
 
     The CheckpointSaverHook among the hooks (user or EstimatorSpec) if there is one, with
     its directory, basename, cadence and listeners; else one from RunConfig's
     save_checkpoints_steps / save_checkpoints_secs; else None. `saving_listeners` join the
-    saver's listeners, as in tf.estimator.
+    saver's listeners, as in tf.estimator. A Saver given to the hook or the EstimatorSpec's
+    Scaffold lends its retention (max_to_keep, keep_checkpoint_every_n_hours).
     """
     if len(runner.saver_hooks) > 1:
         raise NotImplementedError(
@@ -82,16 +84,13 @@ def make_saver(
             "training_hooks and training_chief_hooks; merge their listeners into one."
         )
     keep_max, keep_hours = config.keep_checkpoint_max, config.keep_checkpoint_every_n_hours
+    user_saver = scaffold_saver
     if runner.saver_hooks:
         hook = runner.saver_hooks[0]
         directory, basename = os.path.split(hook._save_path)
         save_steps, save_secs = hook._timer._every_steps, hook._timer._every_secs
         listeners = list(hook._listeners) + [x for x in listeners if x not in hook._listeners]
-        user_saver = hook._saver or getattr(hook._scaffold, "saver", None)
-        if isinstance(user_saver, tf.compat.v1.train.Saver):
-            # Its var_list is graph-bound; its retention settings carry over.
-            keep_max = user_saver._max_to_keep
-            keep_hours = user_saver._keep_checkpoint_every_n_hours
+        user_saver = hook._saver or getattr(hook._scaffold, "saver", None) or user_saver
     elif config.save_checkpoints_steps or config.save_checkpoints_secs:
         directory, basename = model_dir, ckpt_lib.CHECKPOINT_BASENAME
         save_steps, save_secs = config.save_checkpoints_steps, config.save_checkpoints_secs
@@ -103,6 +102,10 @@ def make_saver(
                 "RunConfig.save_checkpoints_secs."
             )
         return None  # tf.estimator added no checkpoint saver when both were None (or 0)
+    if isinstance(user_saver, tf.compat.v1.train.Saver):
+        # Its var_list is graph-bound (every variable is saved); its retention carries over.
+        keep_max = user_saver._max_to_keep
+        keep_hours = user_saver._keep_checkpoint_every_n_hours
     tf.io.gfile.makedirs(directory)
     writer = ckpt_lib.CheckpointWriter(directory, variables, keep_max, keep_hours, basename)
     return ListenedSaver(writer, listeners, runner.session, save_steps, save_secs)

@@ -243,17 +243,3 @@ def test_metric_variables_are_not_checkpointed(tmp_path, toy_data):
     names = est.get_variable_names()
     assert not [n for n in names if "accuracy" in n or "eval_loss" in n or n.endswith("count")]
     assert {"beta1_power", "beta2_power", "dense/kernel/Adam", "dense/kernel/Adam_1"} <= set(names)
-
-
-def test_init_from_checkpoint_in_a_model_fn_fails_clearly_until_supported(tmp_path):
-    def model_fn(features, labels, mode):
-        w = tf.get_variable("w", [], initializer=tf.zeros_initializer())
-        tf.train.init_from_checkpoint(str(tmp_path / "pretrained"), {"w": "w"})
-        loss = w * tf.reduce_mean(features["x"])
-        return estimator.EstimatorSpec(
-            mode, loss=loss, train_op=tf.train.GradientDescentOptimizer(0.1).minimize(loss)
-        )
-
-    est = estimator.Estimator(model_fn, model_dir=str(tmp_path / "m"))
-    with pytest.raises(NotImplementedError, match="init_from_checkpoint inside a model_fn"):
-        est.train(_ones_input_fn(), steps=1)

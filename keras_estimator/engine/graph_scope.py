@@ -15,8 +15,8 @@ from collections.abc import Iterator
 
 import tensorflow as tf
 from keras.src.backend.common import global_state
-from tensorflow.python.training import checkpoint_utils
 
+from keras_estimator.engine.checkpoint_init import recording_checkpoint_initializers
 from keras_estimator.engine.variable_store import VariableStore
 
 _KEYS = tf.compat.v1.GraphKeys
@@ -65,24 +65,21 @@ def _fresh_keras_names() -> Iterator[None]:
         global_state.set_global_attribute("object_name_uids", previous)
 
 
-def _init_from_checkpoint_not_yet(*args: object, **kwargs: object) -> None:
-    # Inside a traced step its restore ops would re-load the checkpoint on every step.
-    raise NotImplementedError(
-        "tf.compat.v1.train.init_from_checkpoint inside a model_fn is not supported by "
-        "keras_estimator yet (it would re-load the checkpoint on every training step). "
-        "Expected: warm_start_from / init_from_checkpoint support arrives with the "
-        "model-lifecycle work; until then restore pretrained weights outside the model_fn."
-    )
+def _saver_build_deferred(saver: tf.compat.v1.train.Saver) -> None:
+    """Saver.build inside a traced step: no ops (keras_estimator saves checkpoints itself)."""
 
 
 @contextlib.contextmanager
-def _guard_init_from_checkpoint() -> Iterator[None]:
-    original = checkpoint_utils._init_from_checkpoint
-    checkpoint_utils._init_from_checkpoint = _init_from_checkpoint_not_yet
+def _savers_without_ops() -> Iterator[None]:
+    # A Saver built in a traced step adds SaveV2/RestoreV2 ops that tf.function would run
+    # on every step (a restore from the file "model"). Its settings are all that is read.
+    saver_class = tf.compat.v1.train.Saver
+    original = saver_class.build
+    saver_class.build = _saver_build_deferred
     try:
         yield
     finally:
-        checkpoint_utils._init_from_checkpoint = original
+        saver_class.build = original
 
 
 @contextlib.contextmanager
@@ -96,7 +93,12 @@ def tf1_graph_scope(store: VariableStore, global_step: tf.Variable) -> Iterator[
         if graph not in _prepared_graphs:
             _prepare_graph(graph, store, global_step)
     root = tf.compat.v1.get_variable_scope()
-    with store.active(), _fresh_keras_names(), _guard_init_from_checkpoint():
+    with (
+        store.active(),
+        _fresh_keras_names(),
+        recording_checkpoint_initializers(store.checkpoint_initializers),
+        _savers_without_ops(),
+    ):
         # Re-entering the root scope by object restores the default-name counters on exit,
         # so a second call in the same graph (another replica) names layers the same.
         with tf.compat.v1.variable_scope(root, auxiliary_name_scope=False):

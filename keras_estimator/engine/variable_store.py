@@ -34,6 +34,8 @@ class VariableStore:
         self._registered: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
         # Keras metrics seen in eval_metric_ops; some may hold variables made outside.
         self.keras_metrics: weakref.WeakSet = weakref.WeakSet()
+        # (variable, checkpoint, tensor name) from init_from_checkpoint in the model_fn.
+        self.checkpoint_initializers: list = []
 
     # -- lifecycle -------------------------------------------------------------
     @contextlib.contextmanager
