@@ -13,7 +13,7 @@ _check_environment()
 from keras_estimator import experimental, export  # noqa: E402
 from keras_estimator._logging import follow_tensorflow_logger as _follow_tensorflow_logger  # noqa: E402,E501
 from keras_estimator.compat import install_v1_layers as _install_v1_layers  # noqa: E402
-from keras_estimator.estimator import Estimator  # noqa: E402
+from keras_estimator.estimator_class import Estimator  # noqa: E402
 from keras_estimator.hooks import *  # noqa: E402,F403  (tf.estimator re-exported the hooks)
 from keras_estimator.hooks import __all__ as _hook_names  # noqa: E402
 from keras_estimator.mode_keys import ModeKeys  # noqa: E402

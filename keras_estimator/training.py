@@ -296,7 +296,7 @@ def train_and_evaluate(
         >>> eval_spec = EvalSpec(eval_input_fn, steps=None, throttle_secs=0)
         >>> metrics, exports = train_and_evaluate(est, train_spec, eval_spec)
     """
-    from keras_estimator.estimator import Estimator
+    from keras_estimator.estimator_class import Estimator
 
     if not isinstance(eval_spec, EvalSpec):
         raise TypeError(
