@@ -472,3 +472,40 @@ def test_make_stop_at_checkpoint_step_hook(tmp_path, toy_data, monkeypatch):
     )
     worker.train(train_fn(toy_data), steps=5, hooks=[too_far])  # chief's checkpoint is at 4
     assert worker.get_variable_value("global_step") == 8
+
+
+def test_hooks_fetching_nothing_run_steps_in_chunks_with_exact_stops(tmp_path, toy_data):
+    class CountingStopper(tf.train.SessionRunHook):
+        """A hook with its own after_run that fetches nothing and stops after N calls."""
+
+        def __init__(self, stop_after):
+            self.calls, self.stop_after = 0, stop_after
+
+        def after_run(self, run_context, run_values):
+            self.calls += 1
+            if self.calls == self.stop_after:
+                run_context.request_stop()
+
+    class SessionReader(tf.train.SessionRunHook):
+        def begin(self):
+            self.global_step = tf.train.get_global_step()
+            self.seen = []
+
+        def after_run(self, run_context, run_values):
+            self.seen.append(int(run_context.session.run(self.global_step)))
+
+    traced = []
+
+    def model_fn(features, labels, mode, params):
+        traced.append(mode)
+        return classifier_model_fn(features, labels, mode, params)
+
+    config = estimator.RunConfig(model_dir=str(tmp_path), log_step_count_steps=None)
+    est = estimator.Estimator(model_fn, config=config, params={})
+    stopper = CountingStopper(stop_after=257)
+    est.train(train_fn(toy_data), steps=1000, hooks=[stopper])
+    assert stopper.calls == 257 and est.get_variable_value("global_step") == 257
+    # A hook reading the session in after_run sees each step's own value.
+    reader = SessionReader()
+    est.train(train_fn(toy_data), steps=5, hooks=[reader])
+    assert reader.seen == [258, 259, 260, 261, 262]

@@ -46,6 +46,16 @@ class InMemoryEvaluatorHook(_V1.train.SessionRunHook):
 
     def begin(self) -> None:
         self._iterations = 0
+        self._declared = False
+        self._global_step = _V1.train.get_global_step()
+
+    def before_run(self, run_context: Any) -> Any:
+        # Fetching on evaluation steps makes each of them a real step of its own (the
+        # variables evaluated are the ones that step left); the first call declares it.
+        if not self._declared or (self._iterations + 1) % self._every == 0:
+            self._declared = True
+            return _V1.train.SessionRunArgs(self._global_step)
+        return None
 
     def after_create_session(self, session: Any, coord: Any) -> None:
         self._evaluate()  # the metrics before training, as tf.estimator's hook showed

@@ -59,12 +59,17 @@ def validate_listeners(listeners: Any) -> list:
     return listeners
 
 
-def _counts_only(hook: Any) -> bool:
-    """Hooks whose after_run, on steps where they fetch nothing, only counts iterations."""
+def _needs_the_real_step(hook: Any) -> bool:
+    """Hooks that must see every step itself, even when they fetch nothing."""
     if isinstance(hook, _V1.train.LoggingTensorHook):
-        return not getattr(hook, "_log_at_end", False)  # at_end reads the last step's values
-    if getattr(hook, "_final_ops", None) is not None:
-        return False  # FinalOpsHook reads the last step's values in end()
+        return getattr(hook, "_log_at_end", False)  # at_end reads the last step's values
+    return getattr(hook, "_final_ops", None) is not None  # FinalOpsHook reads them in end()
+
+
+def _counts_only(hook: Any) -> bool:
+    """Hooks known to only count iterations in after_run on steps where they fetch nothing."""
+    if isinstance(hook, _V1.train.LoggingTensorHook):
+        return True
     return type(hook).after_run is _V1.train.SessionRunHook.after_run
 
 
@@ -108,6 +113,10 @@ class HookRunner:
         self._requests: list = []
         self._graph: tf.Graph | None = None
         self._pending = False  # before_run of the next step already called
+        # Hooks with their own after_run are walked ahead of the step only once they ran
+        # one real step without reading the session there (it would read stale values).
+        self._probed: set[int] = set()
+        self._session_readers: set[int] = set()
 
     # -- trace time ------------------------------------------------------------------
     def attach(self, spec_hooks: tuple, graph: tf.Graph, global_step_read: tf.Tensor) -> dict:
@@ -177,14 +186,17 @@ class HookRunner:
     def quiet_steps(self, limit: int) -> int:
         """Runs the hooks ahead through steps that need nothing from the step itself.
 
-        While every hook is one whose after_run only counts (a LoggingTensorHook between
-        its logging steps, or a hook without after_run) and none asks for a fetch, the
-        hooks are walked through before_run/after_run for up to `limit` upcoming steps, so
-        those steps can run as one compiled chunk; returns how many. When a hook asks for
-        a fetch, that step's before_run has happened: `prepare_step` will not repeat it.
-        Time-based LoggingTensorHook triggers are noticed at chunk boundaries.
+        While no hook asks for a fetch, the hooks are walked through before_run/after_run
+        for up to `limit` upcoming steps, so those steps can run as one compiled chunk;
+        returns how many. A request_stop() in the walk ends the chunk at that step, so
+        stops stay exact. Hooks whose after_run reads the session, FinalOpsHook and
+        LoggingTensorHook(at_end=True) see every step run alone; a hook with its own
+        after_run is walked ahead only after one real step showed it does not read the
+        session. When a hook asks for a fetch, that step's before_run has happened:
+        `prepare_step` will not repeat it. Time-based triggers (every_n_secs) are noticed
+        at chunk boundaries, and timestamps a hook takes are those of the walk.
         """
-        if self._pending or not all(_counts_only(hook) for hook in self.hooks):
+        if self._pending or not all(self._may_walk_ahead(hook) for hook in self.hooks):
             return 0
         quiet = 0
         while quiet < limit:
@@ -193,11 +205,21 @@ class HookRunner:
                 self._pending = True
                 break
             for hook in self.hooks:
+                calls = self.session.calls
                 hook.after_run(self._context, _V1.train.SessionRunValues(None, None, None))
+                if self.session.calls != calls:
+                    self._session_readers.add(id(hook))  # from now on, real steps only
             quiet += 1
             if self._context.stop_requested:
                 break
         return quiet
+
+    def _may_walk_ahead(self, hook: Any) -> bool:
+        if _needs_the_real_step(hook):
+            return False
+        if _counts_only(hook):
+            return True
+        return id(hook) in self._probed and id(hook) not in self._session_readers
 
     def prepare_step(self) -> None:
         """before_run for a step that runs alone (unless quiet_steps already called it)."""
@@ -229,7 +251,11 @@ class HookRunner:
             results = tf.nest.map_structure(
                 lambda f: values[self._key_of(f)] if f is not None else None, fetches
             )
+            calls = self.session.calls
             hook.after_run(self._context, _V1.train.SessionRunValues(results, None, None))
+            self._probed.add(id(hook))
+            if self.session.calls != calls:
+                self._session_readers.add(id(hook))
         return self._context.stop_requested
 
     @property

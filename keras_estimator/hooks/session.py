@@ -27,6 +27,7 @@ class HookSession:
         self._global_step = global_step
         self.last_values: dict[Any, Any] = {}  # fetch_id -> its value at the last step
         self.global_step_tensors: set[int] = set()
+        self.calls = 0  # how many times hooks ran the session (the runner watches it)
 
     @property
     def graph(self) -> tf.Graph:
@@ -35,6 +36,7 @@ class HookSession:
     def run(
         self, fetches: Any, feed_dict: Any = None, options: Any = None, run_metadata: Any = None
     ):
+        self.calls += 1
         if feed_dict:
             raise NotImplementedError(
                 "session.run(feed_dict=...) is not supported by keras_estimator's hook "
