@@ -10,7 +10,7 @@ from keras_estimator._environment import check_environment as _check_environment
 
 _check_environment()
 
-from keras_estimator import experimental, export  # noqa: E402
+from keras_estimator import experimental, export, tpu  # noqa: E402
 from keras_estimator._logging import follow_tensorflow_logger as _follow_tensorflow_logger  # noqa: E402,E501
 from keras_estimator.compat import install_v1_layers as _install_v1_layers  # noqa: E402
 from keras_estimator.estimator_class import Estimator  # noqa: E402
@@ -39,6 +39,7 @@ __all__ = [
     "experimental",
     "export",
     "set_progress_bar",
+    "tpu",
     "train_and_evaluate",
     *_hook_names,
 ]

@@ -171,6 +171,16 @@ class Estimator:
         return path
 
     # -- building ---------------------------------------------------------------------
+    # Extension points (TPUEstimator): what input_fn / model_fn get, what model_fn returns.
+    def _call_input_fn(self, input_fn: Callable, mode: str) -> tf.data.Dataset:
+        return call_input_fn(input_fn, mode, self.params, self.config)
+
+    def _model_fn_params(self, mode: str) -> dict:
+        return self.params
+
+    def _as_estimator_spec(self, result: Any) -> Any:
+        return result
+
     def _call_model_fn(self, features: Any, labels: Any, mode: str) -> EstimatorSpec:
         args = fn_args(self._model_fn)
         kwargs: dict[str, Any] = {}
@@ -181,11 +191,11 @@ class Estimator:
         if "mode" in args:
             kwargs["mode"] = mode
         if "params" in args:
-            kwargs["params"] = self.params
+            kwargs["params"] = self._model_fn_params(mode)
         if "config" in args:
             kwargs["config"] = self.config
         logger.info("Calling model_fn.")
-        result = self._model_fn(features=features, **kwargs)
+        result = self._as_estimator_spec(self._model_fn(features=features, **kwargs))
         logger.info("Done calling model_fn.")
         if not isinstance(result, EstimatorSpec):
             raise ValueError(
@@ -352,7 +362,7 @@ class Estimator:
                 return self
 
         self._seed()
-        dataset = call_input_fn(input_fn, ModeKeys.TRAIN, self.params, self.config)
+        dataset = self._call_input_fn(input_fn, ModeKeys.TRAIN)
         loop, runner = self._prepare(ModeKeys.TRAIN, dataset, checkpoint, tuple(hooks))
         step = self._global_step_value()
         self._model.train_call_start.assign(step)
@@ -384,6 +394,8 @@ class Estimator:
             target,
         )
         self._summary_writer(self._model_dir).flush()
+        for writer in self._model._store.summary_writers:
+            writer.flush()
         runner.end()
         if saver is not None:
             saver.end(step)
@@ -424,7 +436,7 @@ class Estimator:
         checkpoint = None if in_memory else self._checkpoint_for(checkpoint_path, "evaluate")
         if not in_memory:
             self._seed()
-        dataset = call_input_fn(input_fn, ModeKeys.EVAL, self.params, self.config)
+        dataset = self._call_input_fn(input_fn, ModeKeys.EVAL)
         loop, runner = self._prepare(
             ModeKeys.EVAL, dataset, checkpoint, tuple(hooks), keep_variables=in_memory
         )
@@ -505,7 +517,7 @@ class Estimator:
         hooks, callbacks = validate_hooks(hooks)
         checkpoint = self._checkpoint_for(checkpoint_path, "predict")
         self._seed()
-        dataset = call_input_fn(input_fn, ModeKeys.PREDICT, self.params, self.config)
+        dataset = self._call_input_fn(input_fn, ModeKeys.PREDICT)
         predict_fn, runner = self._prepare(ModeKeys.PREDICT, dataset, checkpoint, tuple(hooks))
         if isinstance(predict_keys, str):
             predict_keys = [predict_keys]

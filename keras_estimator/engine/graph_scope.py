@@ -12,9 +12,11 @@ import collections
 import contextlib
 import weakref
 from collections.abc import Iterator
+from typing import Any
 
 import tensorflow as tf
 from keras.src.backend.common import global_state
+from tensorflow.python.ops import summary_ops_v2
 
 from keras_estimator.engine.checkpoint_init import recording_checkpoint_initializers
 from keras_estimator.engine.variable_store import VariableStore
@@ -83,6 +85,25 @@ def _savers_without_ops() -> Iterator[None]:
 
 
 @contextlib.contextmanager
+def _summary_writers_kept(writers: list) -> Iterator[None]:
+    # tf.summary.create_file_writer in a traced step (a host_call, say) makes its writer
+    # eagerly, owned by the Python object; once the model_fn returns, that object would be
+    # collected and the compiled step would write to a deleted resource. Keep them alive.
+    writer_class = summary_ops_v2._ResourceSummaryWriter
+    original = writer_class.__init__
+
+    def init_and_keep(self: Any, *args: Any, **kwargs: Any) -> None:
+        original(self, *args, **kwargs)
+        writers.append(self)
+
+    writer_class.__init__ = init_and_keep
+    try:
+        yield
+    finally:
+        writer_class.__init__ = original
+
+
+@contextlib.contextmanager
 def tf1_graph_scope(store: VariableStore, global_step: tf.Variable) -> Iterator[tf.Graph]:
     """Runs a model_fn call as if it were building a fresh TF1 graph.
 
@@ -98,6 +119,7 @@ def tf1_graph_scope(store: VariableStore, global_step: tf.Variable) -> Iterator[
         _fresh_keras_names(),
         recording_checkpoint_initializers(store.checkpoint_initializers),
         _savers_without_ops(),
+        _summary_writers_kept(store.summary_writers),
     ):
         # Re-entering the root scope by object restores the default-name counters on exit,
         # so a second call in the same graph (another replica) names layers the same.

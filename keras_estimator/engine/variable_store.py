@@ -36,6 +36,8 @@ class VariableStore:
         self.keras_metrics: weakref.WeakSet = weakref.WeakSet()
         # (variable, checkpoint, tensor name) from init_from_checkpoint in the model_fn.
         self.checkpoint_initializers: list = []
+        # Summary writers the model_fn created while traced (kept alive, flushed by train).
+        self.summary_writers: list = []
 
     # -- lifecycle -------------------------------------------------------------
     @contextlib.contextmanager

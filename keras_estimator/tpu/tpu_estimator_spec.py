@@ -1,0 +1,136 @@
+"""TPUEstimatorSpec: what a TPUEstimator model_fn returns, and its EstimatorSpec off TPU."""
+
+from __future__ import annotations
+
+import collections
+import inspect
+from typing import Any
+
+import tensorflow as tf
+
+from keras_estimator._fn_args import fn_args
+from keras_estimator.spec import EstimatorSpec
+
+_FIELDS = [
+    "mode",
+    "predictions",
+    "loss",
+    "train_op",
+    "eval_metrics",
+    "export_outputs",
+    "scaffold_fn",
+    "host_call",
+    "training_hooks",
+    "evaluation_hooks",
+    "prediction_hooks",
+]
+
+
+def _validate_host_call(name: str, host_call: Any) -> None:
+    """`(fn, tensors)` with tensors a list (matching fn's arguments) or a dict."""
+    if not isinstance(host_call, (tuple, list)):
+        raise ValueError(f"{name} should be tuple or list")
+    if len(host_call) != 2:
+        raise ValueError(f"{name} should have two elements.")
+    fn, tensors = host_call
+    if not callable(fn):
+        raise TypeError(f"{name}[0] should be callable.")
+    if not isinstance(tensors, (tuple, list, dict)):
+        raise ValueError(f"{name}[1] should be tuple or list, or dict.")
+    if isinstance(tensors, (tuple, list)):
+        has_varargs = any(
+            p.kind is inspect.Parameter.VAR_POSITIONAL
+            for p in inspect.signature(fn).parameters.values()
+        )
+        if not has_varargs and len(tensors) != len(fn_args(fn)):
+            raise RuntimeError(
+                f"In TPUEstimatorSpec.{name}, length of tensors {len(tensors)} does not match "
+                f"method args of the function, which takes {len(fn_args(fn))}."
+            )
+
+
+def _call_host_fn(host_call: Any) -> Any:
+    fn, tensors = host_call
+    if isinstance(tensors, dict):
+        return fn(**tensors)
+    return fn(*tensors)
+
+
+class TPUEstimatorSpec(collections.namedtuple("TPUEstimatorSpec", _FIELDS)):
+    """Ops and objects returned from a TPUEstimator `model_fn`.
+
+    `eval_metrics=(metric_fn, tensors)`: `metric_fn(*tensors)` (or `**tensors` for a dict)
+    returns the `eval_metric_ops`. `host_call=(fn, tensors)` runs `fn` on every training
+    step (typically to write summaries). `scaffold_fn()` returns the Scaffold and is where
+    BERT-style code calls `init_from_checkpoint`.
+
+    Example:
+        >>> def metric_fn(labels, logits):
+        ...     return {"accuracy": tf.compat.v1.metrics.accuracy(labels, tf.argmax(logits, 1))}
+        >>> TPUEstimatorSpec(mode, loss=loss, eval_metrics=(metric_fn, [labels, logits]))
+    """
+
+    def __new__(
+        cls,
+        mode: str,
+        predictions: Any = None,
+        loss: Any = None,
+        train_op: Any = None,
+        eval_metrics: Any = None,
+        export_outputs: Any = None,
+        scaffold_fn: Any = None,
+        host_call: Any = None,
+        training_hooks: Any = None,
+        evaluation_hooks: Any = None,
+        prediction_hooks: Any = None,
+    ) -> TPUEstimatorSpec:
+        if eval_metrics is not None:
+            _validate_host_call("eval_metrics", eval_metrics)
+        if host_call is not None:
+            _validate_host_call("host_call", host_call)
+        training_hooks = tuple(training_hooks or [])
+        evaluation_hooks = tuple(evaluation_hooks or [])
+        prediction_hooks = tuple(prediction_hooks or [])
+        for hook in training_hooks + evaluation_hooks + prediction_hooks:
+            if not isinstance(hook, tf.compat.v1.train.SessionRunHook):
+                raise TypeError(f"All hooks must be SessionRunHook instances, given: {hook}")
+        return super().__new__(
+            cls,
+            mode=mode,
+            predictions=predictions,
+            loss=loss,
+            train_op=train_op,
+            eval_metrics=eval_metrics,
+            export_outputs=export_outputs,
+            scaffold_fn=scaffold_fn,
+            host_call=host_call,
+            training_hooks=training_hooks,
+            evaluation_hooks=evaluation_hooks,
+            prediction_hooks=prediction_hooks,
+        )
+
+    def as_estimator_spec(self) -> EstimatorSpec:
+        """The equivalent EstimatorSpec, as TPUEstimator built it to run off TPU.
+
+        The host_call's ops join the train_op, so they run on every training step inside
+        the compiled step (TPUEstimator fetched them through a hook on every step).
+        """
+        eval_metric_ops = _call_host_fn(self.eval_metrics) if self.eval_metrics else None
+        train_op = self.train_op
+        if self.host_call is not None and self.mode == "train":
+            host_ops = _call_host_fn(self.host_call)
+            if host_ops is not None:
+                train_op = tf.group(train_op, *tf.nest.flatten(host_ops))
+        scaffold = self.scaffold_fn() if self.scaffold_fn else None
+        return EstimatorSpec(
+            mode=self.mode,
+            predictions=self.predictions,
+            loss=self.loss,
+            train_op=train_op,
+            eval_metric_ops=eval_metric_ops,
+            export_outputs=self.export_outputs,
+            scaffold=scaffold,
+            training_hooks=self.training_hooks,
+            evaluation_hooks=self.evaluation_hooks,
+            prediction_hooks=self.prediction_hooks,
+        )
