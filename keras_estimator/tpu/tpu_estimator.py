@@ -104,6 +104,8 @@ class TPUEstimator(Estimator):
             ModeKeys.PREDICT: predict_batch_size,
         }
         self._eval_on_tpu = eval_on_tpu
+        if eval_on_tpu and not use_tpu:
+            logger.warning("eval_on_tpu ignored because use_tpu is False.")
         self._export_to_cpu, self._export_to_tpu = export_to_cpu, export_to_tpu
         self._iterations_per_loop = parse_iterations_per_loop(
             self._config.tpu_config.iterations_per_loop
@@ -130,6 +132,7 @@ class TPUEstimator(Estimator):
         return call_input_fn(input_fn, mode, params, self.config)
 
     def _model_fn_params(self, mode: str) -> dict:
+        logger.info("Running %s on CPU/GPU", mode)
         params = self.params
         if not self._exporting and self._batch_sizes[mode] is not None:
             params["batch_size"] = self._batch_sizes[mode]
