@@ -108,6 +108,13 @@ class CheckpointRestorer:
         )
 
 
+def _saved_part(variable: tf.Variable) -> tf.Variable:
+    """What is written for a variable: a mirrored variable's copies are equal, save one."""
+    if isinstance(variable, tf.distribute.DistributedValues):
+        return variable.values[0]
+    return variable
+
+
 class CheckpointWriter:
     """Saves `model.ckpt-N` with TF1 names and keeps the newest `keep_checkpoint_max`."""
 
@@ -123,7 +130,7 @@ class CheckpointWriter:
         self.basename = basename
         with _quiet_tf_warning("Saver is deprecated"):
             self._saver = tf.compat.v1.train.Saver(
-                var_list=dict(variables),
+                var_list={name: _saved_part(v) for name, v in variables.items()},
                 max_to_keep=keep_checkpoint_max,  # None or 0 keeps every checkpoint
                 keep_checkpoint_every_n_hours=keep_checkpoint_every_n_hours or 10000.0,
                 sharded=False,

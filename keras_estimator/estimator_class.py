@@ -16,6 +16,7 @@ import tensorflow as tf
 from keras_estimator import checkpoints as ckpt_lib
 from keras_estimator._fn_args import fn_args
 from keras_estimator._seeding import seeded_python_random
+from keras_estimator.distribute import iterator_spec, strategy_of
 from keras_estimator.engine.checkpoint_init import apply_checkpoint_initializers
 from keras_estimator.engine.global_step import GlobalStepVariable
 from keras_estimator.engine.model import HOOKS_KEY, EstimatorModel
@@ -125,16 +126,11 @@ class Estimator:
         self._writers: dict[str, tf.summary.SummaryWriter] = {}
         logger.info("Using config: %s", self._config)
         apply_session_config(self._config.session_config)
-        ignored = [
-            name
-            for name in ("train_distribute", "eval_distribute", "device_fn")
-            if getattr(self._config, name) is not None
-        ]
-        if ignored:
+        self._strategy, self._distributed_modes = strategy_of(self._config)
+        if self._config.device_fn is not None:
             logger.warning(
-                "RunConfig %s not applied yet by keras_estimator; training runs on the "
-                "default device and strategy.",
-                ", ".join(ignored),
+                "RunConfig device_fn is not applied by keras_estimator; variables and ops are "
+                "placed by TensorFlow (or the distribution strategy)."
             )
 
     # -- public properties --------------------------------------------------------
@@ -172,8 +168,23 @@ class Estimator:
 
     # -- building ---------------------------------------------------------------------
     # Extension points (TPUEstimator): what input_fn / model_fn get, what model_fn returns.
-    def _call_input_fn(self, input_fn: Callable, mode: str) -> tf.data.Dataset:
-        return call_input_fn(input_fn, mode, self.params, self.config)
+    def _call_input_fn(
+        self, input_fn: Callable, mode: str, input_context: Any = None
+    ) -> tf.data.Dataset:
+        return call_input_fn(input_fn, mode, self.params, self.config, input_context)
+
+    def _input_for(self, input_fn: Callable, mode: str) -> Any:
+        """input_fn's dataset; under a strategy, distributed as tf.estimator did.
+
+        input_fn runs once per input pipeline with a `tf.distribute.InputContext`; its
+        batches are per-replica batches, handed to the replicas in turn.
+        """
+        strategy = self._strategy_for(mode)
+        if strategy is None:
+            return self._call_input_fn(input_fn, mode)
+        return strategy.distribute_datasets_from_function(
+            lambda context: self._call_input_fn(input_fn, mode, context)
+        )
 
     def _model_fn_params(self, mode: str) -> dict:
         return self.params
@@ -207,10 +218,22 @@ class Estimator:
             self._train_scaffold_saver = scaffold_saver(result.scaffold)
         return result
 
+    def _strategy_for(self, mode: str) -> tf.distribute.Strategy | None:
+        """The strategy a mode runs under: train/eval_distribute; predict never had one."""
+        return self._strategy if mode in self._distributed_modes else None
+
+    def _scope(self, mode: str | None = None) -> contextlib.AbstractContextManager:
+        """The strategy's scope for `mode` (None: for building variables), or nothing.
+
+        Modes that do not run distributed are traced and run outside it: their variables
+        (metrics) are ordinary ones, and the model's mirrored variables read as one.
+        """
+        strategy = self._strategy if mode is None else self._strategy_for(mode)
+        return strategy.scope() if strategy is not None else contextlib.nullcontext()
+
     def _build_model(self) -> EstimatorModel:
         store = VariableStore()
-        with tf.init_scope():
-            global_step = GlobalStepVariable()
+        global_step = GlobalStepVariable.under(self._strategy)
         store.variables["global_step"] = global_step
         return EstimatorModel(self._call_model_fn, store, global_step)
 
@@ -271,18 +294,18 @@ class Estimator:
         try:
             with (
                 seeded_python_random(self._config.tf_random_seed),
+                self._scope(mode),
                 store.creating() as used,
                 writer.as_default() if writer is not None else contextlib.nullcontext(),
             ):
-                step_fn, out_specs = model.make_step(mode, dataset.element_spec)
+                strategy = self._strategy_for(mode)
+                step_fn, out_specs = model.make_step(mode, dataset.element_spec, strategy)
                 if mode == ModeKeys.PREDICT:
                     loop = tf.function(step_fn, autograph=False)
                     loop.get_concrete_function(dataset.element_spec)
                 else:
                     loop = model.make_loop(step_fn, out_specs)
-                    loop.get_concrete_function(
-                        tf.data.IteratorSpec(dataset.element_spec), tf.TensorSpec([], tf.int64)
-                    )
+                    loop.get_concrete_function(iterator_spec(dataset), tf.TensorSpec([], tf.int64))
         finally:
             model.hook_runner = None
         used.add("global_step")
@@ -362,7 +385,7 @@ class Estimator:
                 return self
 
         self._seed()
-        dataset = self._call_input_fn(input_fn, ModeKeys.TRAIN)
+        dataset = self._input_for(input_fn, ModeKeys.TRAIN)
         loop, runner = self._prepare(ModeKeys.TRAIN, dataset, checkpoint, tuple(hooks))
         step = self._global_step_value()
         self._model.train_call_start.assign(step)
@@ -382,17 +405,18 @@ class Estimator:
             saver.save(step)
         runner.after_create_session()
         keras_callbacks = KerasCallbacks(callbacks, self._model, "train")
-        step = run_training(
-            loop,
-            dataset,
-            self._config,
-            saver,
-            runner,
-            keras_callbacks,
-            self._summary_writer(self._model_dir),
-            step,
-            target,
-        )
+        with self._scope(ModeKeys.TRAIN):  # traced in it: called elsewhere, it would retrace
+            step = run_training(
+                loop,
+                dataset,
+                self._config,
+                saver,
+                runner,
+                keras_callbacks,
+                self._summary_writer(self._model_dir),
+                step,
+                target,
+            )
         self._summary_writer(self._model_dir).flush()
         for writer in self._model._store.summary_writers:
             writer.flush()
@@ -436,7 +460,7 @@ class Estimator:
         checkpoint = None if in_memory else self._checkpoint_for(checkpoint_path, "evaluate")
         if not in_memory:
             self._seed()
-        dataset = self._call_input_fn(input_fn, ModeKeys.EVAL)
+        dataset = self._input_for(input_fn, ModeKeys.EVAL)
         loop, runner = self._prepare(
             ModeKeys.EVAL, dataset, checkpoint, tuple(hooks), keep_variables=in_memory
         )
@@ -517,7 +541,7 @@ class Estimator:
         hooks, callbacks = validate_hooks(hooks)
         checkpoint = self._checkpoint_for(checkpoint_path, "predict")
         self._seed()
-        dataset = self._call_input_fn(input_fn, ModeKeys.PREDICT)
+        dataset = self._input_for(input_fn, ModeKeys.PREDICT)
         predict_fn, runner = self._prepare(ModeKeys.PREDICT, dataset, checkpoint, tuple(hooks))
         if isinstance(predict_keys, str):
             predict_keys = [predict_keys]

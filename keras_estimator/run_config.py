@@ -243,6 +243,20 @@ class RunConfig:
     session_creation_timeout_secs = property(lambda self: self._session_creation_timeout_secs)
     checkpoint_save_graph_def = property(lambda self: self._checkpoint_save_graph_def)
 
+    # Strategies and device functions are shared by copies: copying a strategy builds a new
+    # one (new devices, new collectives), which is never what a copied config means.
+    _SHARED_ON_COPY = frozenset(
+        {"_train_distribute", "_eval_distribute", "_experimental_distribute", "_device_fn"}
+    )
+
+    def __deepcopy__(self, memo: dict) -> RunConfig:
+        new = object.__new__(type(self))
+        memo[id(self)] = new
+        for key, value in self.__dict__.items():
+            shared = key in self._SHARED_ON_COPY
+            new.__dict__[key] = value if shared else copy.deepcopy(value, memo)
+        return new
+
     def replace(self, **kwargs: Any) -> RunConfig:
         """Returns a copy with the given properties replaced (same list as tf.estimator).
 

@@ -13,18 +13,17 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Iterator
 from typing import Any
 
 from tensorflow.python.training import checkpoint_utils
 
 from keras_estimator import checkpoints as ckpt_lib
+from keras_estimator.engine.patching import patched
 
 logger = logging.getLogger("keras_estimator")
 
 
-@contextlib.contextmanager
-def recording_checkpoint_initializers(records: list) -> Iterator[None]:
+def recording_checkpoint_initializers(records: list) -> contextlib.AbstractContextManager:
     """Appends `(variable, checkpoint file, tensor name)` for each init_from_checkpoint."""
 
     def record(
@@ -38,12 +37,7 @@ def recording_checkpoint_initializers(records: list) -> Iterator[None]:
             )
         records.append((variable, ckpt_file, tensor_name))
 
-    original = checkpoint_utils._set_checkpoint_initializer
-    checkpoint_utils._set_checkpoint_initializer = record
-    try:
-        yield
-    finally:
-        checkpoint_utils._set_checkpoint_initializer = original
+    return patched(checkpoint_utils, "_set_checkpoint_initializer", record)
 
 
 def apply_checkpoint_initializers(records: list) -> int:

@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+import inspect
+from typing import Any
+
 import tensorflow as tf
 from tensorflow.python.ops import resource_variable_ops
+
+_RESOURCE_VARIABLE_ARGS = frozenset(
+    inspect.signature(resource_variable_ops.ResourceVariable.__init__).parameters
+) - {"self"}
 
 
 class _OpName:
@@ -24,14 +31,33 @@ class GlobalStepVariable(resource_variable_ops.ResourceVariable):
     variable has no op, so this one answers with its name.
     """
 
-    def __init__(self) -> None:
-        super().__init__(
-            0,
-            dtype=tf.int64,
-            name="global_step",
-            trainable=False,
-            aggregation=tf.VariableAggregation.ONLY_FIRST_REPLICA,
-        )
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("initial_value", 0)
+        kwargs.setdefault("name", "global_step")
+        kwargs.update(dtype=tf.int64, trainable=False)
+        kwargs.setdefault("aggregation", tf.VariableAggregation.ONLY_FIRST_REPLICA)
+        super().__init__(**kwargs)
+
+    @classmethod
+    def under(cls, strategy: tf.distribute.Strategy | None) -> tf.Variable:
+        """The global step; under a strategy, a distributed variable of GlobalStepVariables."""
+        if strategy is None:
+            with tf.init_scope():
+                return cls()
+
+        def component(next_creator: Any, **kwargs: Any) -> tf.Variable:
+            kwargs.pop("experimental_enable_variable_lifting", None)
+            return cls(**{k: v for k, v in kwargs.items() if k in _RESOURCE_VARIABLE_ARGS})
+
+        # The strategy's creator (inner) places a component per device through ours (outer).
+        with tf.variable_creator_scope(component), strategy.scope(), tf.init_scope():
+            return tf.Variable(
+                0,
+                dtype=tf.int64,
+                name="global_step",
+                trainable=False,
+                aggregation=tf.VariableAggregation.ONLY_FIRST_REPLICA,
+            )
 
     @property
     def op(self):  # type: ignore[override]

@@ -19,6 +19,7 @@ from keras.src.backend.common import global_state
 from tensorflow.python.ops import summary_ops_v2
 
 from keras_estimator.engine.checkpoint_init import recording_checkpoint_initializers
+from keras_estimator.engine.patching import patched
 from keras_estimator.engine.variable_store import VariableStore
 
 _KEYS = tf.compat.v1.GraphKeys
@@ -71,21 +72,13 @@ def _saver_build_deferred(saver: tf.compat.v1.train.Saver) -> None:
     """Saver.build inside a traced step: no ops (keras_estimator saves checkpoints itself)."""
 
 
-@contextlib.contextmanager
-def _savers_without_ops() -> Iterator[None]:
+def _savers_without_ops() -> contextlib.AbstractContextManager:
     # A Saver built in a traced step adds SaveV2/RestoreV2 ops that tf.function would run
     # on every step (a restore from the file "model"). Its settings are all that is read.
-    saver_class = tf.compat.v1.train.Saver
-    original = saver_class.build
-    saver_class.build = _saver_build_deferred
-    try:
-        yield
-    finally:
-        saver_class.build = original
+    return patched(tf.compat.v1.train.Saver, "build", _saver_build_deferred)
 
 
-@contextlib.contextmanager
-def _summary_writers_kept(writers: list) -> Iterator[None]:
+def _summary_writers_kept(writers: list) -> contextlib.AbstractContextManager:
     # tf.summary.create_file_writer in a traced step (a host_call, say) makes its writer
     # eagerly, owned by the Python object; once the model_fn returns, that object would be
     # collected and the compiled step would write to a deleted resource. Keep them alive.
@@ -96,11 +89,7 @@ def _summary_writers_kept(writers: list) -> Iterator[None]:
         original(self, *args, **kwargs)
         writers.append(self)
 
-    writer_class.__init__ = init_and_keep
-    try:
-        yield
-    finally:
-        writer_class.__init__ = original
+    return patched(writer_class, "__init__", init_and_keep)
 
 
 @contextlib.contextmanager

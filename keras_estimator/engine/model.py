@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from typing import Any
 
 import keras
 import tensorflow as tf
 
+from keras_estimator.distribute import first_replica
 from keras_estimator.engine import metrics as metrics_lib
 from keras_estimator.engine.graph_scope import global_step_read, tf1_graph_scope
 from keras_estimator.engine.summaries import summaries_every
@@ -32,6 +34,13 @@ def _output_specs(outputs: Any) -> Any:
     return tf.nest.map_structure(lambda t: tf.TensorSpec(t.shape, t.dtype), outputs)
 
 
+def _replica_id() -> int:
+    """This replica's index in a strategy's replica context (0 without a strategy)."""
+    context = tf.distribute.get_replica_context()
+    replica_id = getattr(context, "_replica_id_in_sync_group", 0) if context else 0
+    return replica_id if isinstance(replica_id, int) else 0
+
+
 def split_batch(data: Any) -> tuple[Any, Any]:
     """Our datasets yield `(features, labels)` or `(features,)` when there are no labels."""
     if isinstance(data, tuple) and len(data) == 1:
@@ -49,6 +58,38 @@ def _global_step_writes(graph: tf.Graph, global_step: tf.Variable) -> bool | Non
     if consumer_types & _CALL_OPS:
         return None
     return False
+
+
+class _OneStepPerCall:
+    """The loop under a strategy: one compiled step per call, over `next(iterator)`.
+
+    (A strategy's step inside the chunked loop's `tf.cond` does not run: its replica
+    threads capture tensors across the branch.) The end of the input is the iterator's
+    OutOfRangeError. Same interface as the chunked loop: `(steps run, last outputs)`.
+    """
+
+    def __init__(self, step_fn: Callable) -> None:
+        self._step = tf.function(lambda iterator: step_fn(next(iterator)), autograph=False)
+        self._specs: Any = None
+
+    def get_concrete_function(self, iterator_spec: Any, unused_steps_spec: Any) -> Any:
+        concrete = self._step.get_concrete_function(iterator_spec)
+        self._specs = _output_specs(concrete.structured_outputs)
+        return concrete
+
+    def __call__(self, iterator: Any, num_steps: tf.Tensor) -> tuple[tf.Tensor, Any]:
+        ran, outputs = 0, None
+        for _ in range(int(num_steps)):
+            try:
+                outputs = self._step(iterator)
+            except (tf.errors.OutOfRangeError, StopIteration):
+                break
+            ran += 1
+        if outputs is None:
+            outputs = tf.nest.map_structure(
+                lambda s: tf.zeros([d or 0 for d in s.shape.as_list()], s.dtype), self._specs
+            )
+        return tf.constant(ran, tf.int64), outputs
 
 
 class EstimatorModel(keras.Model):
@@ -118,6 +159,24 @@ class EstimatorModel(keras.Model):
             outputs[HOOKS_KEY] = hook_outputs
         return outputs
 
+    def _distributed_train_step(self, strategy: tf.distribute.Strategy) -> Callable:
+        # tf.estimator's contract with v1 optimizers: under this flag they scale the loss by
+        # 1/replicas (gradients averaged), unless the last tf.losses reduction was SUM.
+        scaling = getattr(strategy, "_scale_loss_for_estimator_enabled", None)
+
+        def step(data: Any) -> dict[str, Any]:
+            with scaling() if scaling is not None else contextlib.nullcontext():
+                outputs = strategy.run(self.train_step, args=(data,))
+            scaled = getattr(tf.compat.v1.get_default_graph(), "_is_loss_scaled_by_optimizer", 0)
+            # The reported loss: the mean over replicas when the optimizer averaged, else
+            # the sum (tf.estimator's rule).
+            reduce_op = tf.distribute.ReduceOp.MEAN if scaled else tf.distribute.ReduceOp.SUM
+            first = first_replica(outputs, strategy)
+            first[LOSS_KEY] = strategy.reduce(reduce_op, outputs[LOSS_KEY], axis=None)
+            return first
+
+        return step
+
     def _apply_keras_optimizer(
         self, optimizer: keras.optimizers.Optimizer, loss: tf.Tensor, graph: tf.Graph
     ) -> tf.Operation:
@@ -144,6 +203,9 @@ class EstimatorModel(keras.Model):
     def _attach_hooks(self, spec_hooks: tuple, graph: tf.Graph) -> dict:
         if self.hook_runner is None:
             return {}
+        if _replica_id() > 0:
+            # Hooks see replica 0 (as under tf.estimator); the others return look-alikes.
+            return self.hook_runner.outputs_like_first()
         return self.hook_runner.attach(spec_hooks, graph, global_step_read(graph))
 
     def test_step(self, data: Any) -> dict[str, tf.Tensor]:
@@ -171,14 +233,22 @@ class EstimatorModel(keras.Model):
             return spec.predictions
 
     # -- compiled steps and loops ----------------------------------------------------
-    def make_step(self, mode: str, element_spec: Any) -> tuple[Callable, Any]:
+    def make_step(
+        self, mode: str, element_spec: Any, strategy: tf.distribute.Strategy | None = None
+    ) -> tuple[Callable, Any]:
         """Traces the step for `mode` once; returns `(step_fn, output_specs)`.
+
+        Under a `strategy` (only TRAIN runs under one) each replica runs the step on its own
+        batch; the loss is the mean over replicas and hooks see replica 0's values, as
+        tf.estimator showed them.
 
         TRAIN runs the traced step as is: every stateful op the model_fn created runs, as
         Keras layers (batch-norm statistics, metrics) expect. EVAL and PREDICT keep only
         what their results depend on, like `session.run(fetches)` under tf.estimator: a
         train_op or an optimizer built unconditionally in the model_fn does not run.
         """
+        if mode == ModeKeys.TRAIN and strategy is not None:
+            return self._distributed_train_step(strategy), None
         if mode == ModeKeys.TRAIN:
             step_fn = tf.function(self.train_step, autograph=False)
             concrete = step_fn.get_concrete_function(element_spec)
@@ -206,7 +276,12 @@ class EstimatorModel(keras.Model):
 
         return run, _output_specs(raw["outputs"])
 
-    def make_loop(self, step_fn: Callable, out_specs: Any) -> Callable:
+    def make_loop(self, step_fn: Callable, out_specs: Any) -> Any:
+        if out_specs is None:
+            return _OneStepPerCall(step_fn)
+        return self._make_chunked_loop(step_fn, out_specs)
+
+    def _make_chunked_loop(self, step_fn: Callable, out_specs: Any) -> Callable:
         """A tf.function running `step_fn` up to `num_steps` times over an iterator.
 
         Returns `(steps_run, last_outputs)`; stops early when the iterator is exhausted.
@@ -217,6 +292,8 @@ class EstimatorModel(keras.Model):
             return tf.zeros(shape, spec.dtype)
 
         def loop(iterator: Any, num_steps: tf.Tensor) -> tuple[tf.Tensor, Any]:
+            specs = out_specs
+
             def cond(i, exhausted, outputs):
                 return tf.logical_and(i < num_steps, tf.logical_not(exhausted))
 
@@ -226,8 +303,8 @@ class EstimatorModel(keras.Model):
                 new_outputs = tf.cond(has, lambda: step_fn(nxt.get_value()), lambda: outputs)
                 return i + tf.cast(has, tf.int64), tf.logical_not(has), new_outputs
 
-            init = tf.nest.map_structure(zeros, out_specs)
-            invariants = tf.nest.map_structure(lambda s: tf.TensorShape(None), out_specs)
+            init = tf.nest.map_structure(zeros, specs)
+            invariants = tf.nest.map_structure(lambda s: tf.TensorShape(None), specs)
             i, _, outputs = tf.while_loop(
                 cond,
                 body,

@@ -152,7 +152,16 @@ class HookRunner:
                     key = f"hook_{len(outputs)}"
                     outputs[key] = _as_fetchable(fetch, graph)
                     self._keys[fetch_id(fetch)] = key
+        self._first_outputs = outputs
         return outputs
+
+    def outputs_like_first(self) -> dict:
+        """Zeros shaped like the last attach's outputs (for replicas other than the first)."""
+        return {
+            key: tf.zeros([d or 0 for d in t.shape.as_list()] if t.shape.rank is not None
+                          else [0], t.dtype)
+            for key, t in getattr(self, "_first_outputs", {}).items()
+        }  # fmt: skip
 
     def _key_of(self, fetch: Any) -> str | None:
         return self._keys.get(fetch_id(fetch))

@@ -7,7 +7,6 @@ only `iterations_per_loop` matters: it is how many steps run per compiled execut
 from __future__ import annotations
 
 import collections
-import copy
 import json
 import logging
 import os
@@ -204,13 +203,8 @@ class RunConfig(_BaseRunConfig):
     tpu_config = property(lambda self: self._tpu_config)
     cluster = property(lambda self: self._cluster)
 
-    def __deepcopy__(self, memo: dict) -> RunConfig:
-        # A cluster resolver holds clients and locks: copies share it, the rest is copied.
-        new = object.__new__(type(self))
-        memo[id(self)] = new
-        for key, value in self.__dict__.items():
-            new.__dict__[key] = value if key == "_cluster" else copy.deepcopy(value, memo)
-        return new
+    # A cluster resolver holds clients and locks: copies share it.
+    _SHARED_ON_COPY = _BaseRunConfig._SHARED_ON_COPY | {"_cluster"}
 
     def replace(self, **kwargs: Any) -> RunConfig:
         tpu_config = kwargs.pop("tpu_config", None)

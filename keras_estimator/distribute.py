@@ -1,0 +1,71 @@
+"""RunConfig -> tf.distribute strategy, and the bits of tf.distribute the engine needs.
+
+`RunConfig(train_distribute=..., eval_distribute=...)` (or `experimental_distribute=
+DistributeConfig(...)`) names the strategy; the Estimator builds its variables under it
+once. As in tf.estimator, input_fn runs once per input pipeline with an InputContext and
+its batches are per-replica batches; predict() never ran under a strategy.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import tensorflow as tf
+
+logger = logging.getLogger("keras_estimator")
+
+
+def strategy_of(config: Any) -> tuple[tf.distribute.Strategy | None, frozenset[str]]:
+    """The one strategy the Estimator's variables live under, and the modes it runs.
+
+    Training runs distributed; evaluation reads the same (mirrored) variables without
+    splitting its batches across replicas, which gives tf.estimator's metrics over all
+    examples; predict() never used a strategy.
+    """
+    train, evaluate = config.train_distribute, config.eval_distribute
+    distribute = config.experimental_distribute
+    if distribute is not None:
+        train = train or getattr(distribute, "train_distribute", None)
+        evaluate = evaluate or getattr(distribute, "eval_distribute", None)
+    for name, strategy in (("train_distribute", train), ("eval_distribute", evaluate)):
+        if strategy is not None and not isinstance(strategy, tf.distribute.Strategy):
+            raise ValueError(
+                f"RunConfig {name} must be a tf.distribute.Strategy, given: {strategy!r}. "
+                "Fix: pass e.g. tf.distribute.MirroredStrategy()."
+            )
+    if train is not None and evaluate is not None and train is not evaluate:
+        raise NotImplementedError(
+            "RunConfig train_distribute and eval_distribute are different strategies; "
+            "keras_estimator keeps one set of variables under one strategy. Expected the "
+            "same strategy object for both (or eval_distribute=None)."
+        )
+    if train is None and evaluate is not None:
+        logger.info(
+            "RunConfig eval_distribute without train_distribute: evaluation runs without a "
+            "strategy (the metrics are the same)."
+        )
+        return None, frozenset()
+    strategy = train
+    if evaluate is not None:
+        logger.info(
+            "Evaluation runs on the strategy's variables without distributing its batches "
+            "(eval_distribute): the metrics are the same as tf.estimator's."
+        )
+    if strategy is not None:
+        logger.info("Initializing RunConfig with distribution strategies.")
+        logger.info("Using %s with %d replicas.", type(strategy).__name__,
+                    strategy.num_replicas_in_sync)  # fmt: skip
+    return strategy, frozenset({"train"} if strategy is not None else ())
+
+
+def iterator_spec(dataset: Any) -> tf.TypeSpec:
+    """The type spec of an iterator over `dataset` (a tf.data or distributed dataset)."""
+    if isinstance(dataset, tf.data.Dataset):
+        return tf.data.IteratorSpec(dataset.element_spec)
+    return iter(dataset)._type_spec
+
+
+def first_replica(value: Any, strategy: tf.distribute.Strategy) -> Any:
+    """Replica 0's part of a per-replica structure (what tf.estimator showed hooks)."""
+    return tf.nest.map_structure(lambda v: strategy.experimental_local_results(v)[0], value)

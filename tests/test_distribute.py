@@ -1,0 +1,111 @@
+"""RunConfig(train_distribute=MirroredStrategy) on two logical CPUs (see conftest.py)."""
+
+import numpy as np
+import pytest
+import tensorflow as tf2
+import tensorflow.compat.v1 as tf
+from helpers import dataset_input_fn
+
+import keras_estimator as estimator
+
+
+def linear_model_fn(features, labels, mode, params):
+    predictions = tf.layers.dense(features["x"], 1, name="linear")[:, 0]
+    if mode == estimator.ModeKeys.PREDICT:
+        return estimator.EstimatorSpec(mode, predictions={"y": predictions})
+    loss = tf.reduce_mean(tf.square(predictions - labels))
+    if mode == estimator.ModeKeys.EVAL:
+        return estimator.EstimatorSpec(
+            mode,
+            loss=loss,
+            eval_metric_ops={"mae": tf.metrics.mean_absolute_error(labels, predictions)},
+        )
+    optimizer = tf.train.GradientDescentOptimizer(0.1)
+    train_op = optimizer.minimize(loss, global_step=tf.train.get_global_step())
+    hook = tf.train.LoggingTensorHook({"replica_loss": loss}, every_n_iter=1)
+    params["hooks"].append(hook)
+    return estimator.EstimatorSpec(mode, loss=loss, train_op=train_op, training_hooks=[hook])
+
+
+@pytest.fixture
+def regression_data():
+    rng = np.random.RandomState(1)
+    x = rng.randn(64, 4).astype(np.float32)
+    y = (x @ np.array([1.0, -2.0, 0.5, 3.0], np.float32) + 0.3).astype(np.float32)
+    return x, y
+
+
+def make_estimator(model_dir, strategy=None):
+    config = estimator.RunConfig(
+        model_dir=str(model_dir), train_distribute=strategy, tf_random_seed=7
+    )
+    return estimator.Estimator(linear_model_fn, config=config, params={"hooks": []})
+
+
+def test_mirrored_training_equals_one_device_training_on_the_global_batch(
+    tmp_path, regression_data
+):
+    x, y = regression_data
+    strategy = tf2.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
+    mirrored = make_estimator(tmp_path / "mirrored", strategy)
+    # input_fn's batches are per-replica batches, as with tf.estimator: 2 x 8 per step.
+    mirrored.train(dataset_input_fn(x, y, 8), steps=100)
+    assert mirrored.get_variable_value("global_step") == 4  # 64 examples / (2 x 8)
+    single = make_estimator(tmp_path / "single")
+    single.train(dataset_input_fn(x, y, 16), steps=100)
+    assert single.get_variable_value("global_step") == 4
+    # Gradients are averaged over the replicas: the same weights as one device on 16.
+    for name in ("linear/kernel", "linear/bias"):
+        np.testing.assert_allclose(
+            mirrored.get_variable_value(name), single.get_variable_value(name), rtol=1e-5
+        )
+    # Same TF1 names in the checkpoint as without a strategy.
+    assert mirrored.get_variable_names() == single.get_variable_names()
+
+    # evaluate and predict work on the mirrored variables, over every example.
+    got, want = (e.evaluate(dataset_input_fn(x, y, 16)) for e in (mirrored, single))
+    assert got["global_step"] == 4
+    np.testing.assert_allclose(got["mae"], want["mae"], rtol=1e-5)
+    got_p, want_p = (
+        [p["y"] for p in e.predict(dataset_input_fn(x[:10], batch_size=4))]
+        for e in (mirrored, single)
+    )
+    assert len(got_p) == 10
+    np.testing.assert_allclose(got_p, want_p, rtol=1e-5)
+
+    # Training resumes from the checkpoint under the strategy.
+    mirrored.train(dataset_input_fn(x, y, 8, repeat=True), steps=3)
+    assert mirrored.get_variable_value("global_step") == 7
+
+
+def test_input_context_and_hooks_under_mirrored(tmp_path, regression_data):
+    x, y = regression_data
+    contexts, steps = [], []
+
+    def input_fn(input_context):
+        contexts.append(
+            (
+                input_context.num_input_pipelines,
+                input_context.input_pipeline_id,
+                input_context.num_replicas_in_sync,
+                input_context.get_per_replica_batch_size(16),
+            )
+        )
+        return tf.data.Dataset.from_tensor_slices(({"x": x}, y)).repeat().batch(8)
+
+    class StepHook(tf.train.SessionRunHook):
+        def begin(self):
+            self.step = tf.train.get_global_step()
+
+        def before_run(self, run_context):
+            return tf.train.SessionRunArgs(self.step)
+
+        def after_run(self, run_context, run_values):
+            steps.append(int(run_values.results))
+
+    strategy = tf2.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
+    est = make_estimator(tmp_path, strategy)
+    est.train(input_fn, steps=3, hooks=[StepHook()])
+    assert contexts == [(1, 0, 2, 8)]
+    assert steps == [1, 2, 3]  # the global step counts global steps, once each
+    assert est.get_variable_value("global_step") == 3
