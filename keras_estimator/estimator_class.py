@@ -291,6 +291,7 @@ class Estimator:
         runner = HookRunner(list(hooks), HookSession(store, model._ke_global_step))
         model.hook_runner = runner
         model.summary_steps = self._config.save_summary_steps
+        model.is_chief = self._config.is_chief
         try:
             with (
                 seeded_python_random(self._config.tf_random_seed),
@@ -318,7 +319,11 @@ class Estimator:
         Creating it opens an event file; if the trace fails (a bad model_fn), the file and
         a model_dir made for it are removed again, so a failure leaves model_dir as it was.
         """
-        if mode != ModeKeys.TRAIN or not self._config.save_summary_steps:
+        if (
+            mode != ModeKeys.TRAIN
+            or not self._config.save_summary_steps
+            or not self._config.is_chief  # workers write no summaries, as with tf.estimator
+        ):
             yield None
             return
         fresh = self._model_dir not in self._writers
@@ -413,11 +418,12 @@ class Estimator:
                 saver,
                 runner,
                 keras_callbacks,
-                self._summary_writer(self._model_dir),
+                self._summary_writer(self._model_dir) if self._config.is_chief else None,
                 step,
                 target,
             )
-        self._summary_writer(self._model_dir).flush()
+        if self._config.is_chief:
+            self._summary_writer(self._model_dir).flush()
         for writer in self._model._store.summary_writers:
             writer.flush()
         runner.end()

@@ -106,6 +106,8 @@ def make_saver(
         # Its var_list is graph-bound (every variable is saved); its retention carries over.
         keep_max = user_saver._max_to_keep
         keep_hours = user_saver._keep_checkpoint_every_n_hours
+    if not config.is_chief:
+        return None  # the saver is a chief-only hook in tf.estimator: workers do not save
     tf.io.gfile.makedirs(directory)
     writer = ckpt_lib.CheckpointWriter(directory, variables, keep_max, keep_hours, basename)
     return ListenedSaver(writer, listeners, runner.session, save_steps, save_secs)

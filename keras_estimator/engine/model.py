@@ -113,6 +113,7 @@ class EstimatorModel(keras.Model):
         # RunConfig.save_summary_steps: summaries written inside the TRAIN step, every N
         # steps counted from the global step at which the current train() call started.
         self.summary_steps: int | None = None
+        self.is_chief = True  # training_chief_hooks run on the chief only
         with tf.init_scope():
             self.train_call_start = tf.Variable(0, dtype=tf.int64, trainable=False)
 
@@ -133,9 +134,8 @@ class EstimatorModel(keras.Model):
             train_op = spec.train_op
             if isinstance(train_op, keras.optimizers.Optimizer):
                 train_op = self._apply_keras_optimizer(train_op, spec.loss, graph)
-            hook_outputs = self._attach_hooks(
-                spec.training_hooks + spec.training_chief_hooks, graph
-            )
+            chief_hooks = spec.training_chief_hooks if self.is_chief else ()
+            hook_outputs = self._attach_hooks(spec.training_hooks + chief_hooks, graph)
         start = global_step_read(graph)
         writes = _global_step_writes(graph, global_step)
         with tf.control_dependencies([train_op]):

@@ -54,12 +54,15 @@ def summaries_every(
         tf.summary.experimental.set_step(previous)
 
 
-def write_scalars(writer: tf.summary.SummaryWriter, values: dict, step: int) -> None:
+def write_scalars(writer: tf.summary.SummaryWriter | None, values: dict, step: int) -> None:
     """Writes Python / numpy scalars at `step` as TF1 `simple_value` summaries.
 
     That is the form tf.estimator wrote (evaluation results, global_step/sec) and the one
-    its readers (`read_eval_metrics`, exporters, user scripts) look for.
+    its readers (`read_eval_metrics`, exporters, user scripts) look for. No writer (a
+    non-chief worker): nothing is written.
     """
+    if writer is None:
+        return
     summary = tf.compat.v1.Summary()
     for name, value in values.items():
         try:

@@ -1,0 +1,73 @@
+"""Two worker processes on 127.0.0.1 train one model with MultiWorkerMirroredStrategy."""
+
+import json
+import os
+import socket
+import subprocess
+import sys
+
+import numpy as np
+from helpers import classifier_model_fn, dataset_input_fn
+
+import keras_estimator as estimator
+
+SCRIPT = os.path.join(os.path.dirname(__file__), "scripts", "multi_worker_train.py")
+
+
+def free_ports(n):
+    sockets = [socket.socket() for _ in range(n)]
+    for s in sockets:
+        s.bind(("127.0.0.1", 0))
+    ports = [str(s.getsockname()[1]) for s in sockets]
+    for s in sockets:
+        s.close()
+    return ports
+
+
+def test_two_workers_train_the_same_weights_and_only_the_chief_writes(tmp_path):
+    ports = ",".join(free_ports(2))
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
+    env.pop("TF_CONFIG", None)
+    procs = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                SCRIPT,
+                str(i),
+                ports,
+                str(tmp_path / f"w{i}"),
+                str(tmp_path / f"{i}.json"),
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            env=env,
+        )
+        for i in range(2)
+    ]
+    outputs = []
+    try:
+        for proc in procs:
+            outputs.append(proc.communicate(timeout=300)[0])
+    finally:
+        for proc in procs:
+            proc.kill()
+    for proc, output in zip(procs, outputs):
+        assert proc.returncode == 0, output[-3000:]
+    chief, worker = (json.loads((tmp_path / f"{i}.json").read_text()) for i in range(2))
+    assert chief["is_chief"] and not worker["is_chief"]
+    assert chief["global_step"] == worker["global_step"] == 12
+    np.testing.assert_allclose(chief["kernel"], worker["kernel"], rtol=1e-6)
+    # Only the chief saves checkpoints and writes summaries.
+    assert (tmp_path / "w0" / "checkpoint").exists()
+    assert any(name.startswith("events.out") for name in os.listdir(tmp_path / "w0"))
+    assert not (tmp_path / "w1").exists() or os.listdir(tmp_path / "w1") == []
+    # The chief's model_dir evaluates and predicts afterwards, in another process.
+    est = estimator.Estimator(classifier_model_fn, model_dir=str(tmp_path / "w0"), params={})
+    assert est.get_variable_value("global_step") == 12
+    np.testing.assert_allclose(est.get_variable_value("dense/kernel"), chief["kernel"], rtol=1e-6)
+    rng = np.random.RandomState(0)
+    x = rng.randn(128, 8).astype("float32")
+    y = np.argmax(x[:, :3], 1).astype("int64")
+    assert est.evaluate(dataset_input_fn(x, y, 32))["global_step"] == 12
+    assert len(list(est.predict(dataset_input_fn(x[:5], batch_size=5)))) == 5
