@@ -19,6 +19,7 @@ from typing import Any
 import keras
 import tensorflow as tf
 
+from keras_estimator.distributed_training import run_task
 from keras_estimator.export.exporters import Exporter
 from keras_estimator.run_config import TaskType
 
@@ -253,28 +254,16 @@ class _EvaluateOnSave(_V1.train.CheckpointSaverListener):
         self.eval_result, self._previous_checkpoint = metrics, checkpoint
 
 
-def _check_local(config: Any) -> None:
-    if config.task_type == TaskType.EVALUATOR and config.task_id > 0:
-        raise ValueError(
-            "For distributed training, there can only be one `evaluator` task (with task id "
-            f"0).  Given task id {config.task_id}"
-        )
-    if config.cluster_spec or config.task_type == TaskType.EVALUATOR:
-        raise NotImplementedError(
-            "Distributed train_and_evaluate is not supported yet by keras_estimator: "
-            f"RunConfig has task_type={config.task_type!r} and cluster_spec="
-            f"{config.cluster_spec.as_dict() if config.cluster_spec else {}}. Expected a local "
-            "run: unset TF_CONFIG (no 'cluster', task type 'worker') to train and evaluate in "
-            "this process."
-        )
-
-
 def train_and_evaluate(
     estimator: Any, train_spec: TrainSpec, eval_spec: EvalSpec
 ) -> tuple[dict | None, list | None]:
     """Trains `estimator`, evaluating and exporting after checkpoints, as tf.estimator did.
 
-    Runs locally (a cluster in TF_CONFIG raises NotImplementedError). Training saves
+    Locally (no cluster in TF_CONFIG) it trains and evaluates in this process. Under a
+    TF_CONFIG cluster each task does its part, as in tf.estimator: `chief` and `worker`
+    tasks train (synchronised by RunConfig's `train_distribute`, e.g.
+    MultiWorkerMirroredStrategy), the `evaluator` evaluates and exports each new checkpoint
+    until `max_steps` (see `distributed_training.py`); `ps` tasks are not supported. Training saves
     checkpoints at RunConfig's `save_checkpoints_steps` / `save_checkpoints_secs`; after a
     save, the checkpoint is evaluated with `eval_spec` if `eval_spec.throttle_secs` passed
     since the last evaluation, and each exporter in `eval_spec.exporters` runs with
@@ -311,7 +300,8 @@ def train_and_evaluate(
             f"`train_spec` must have type `tf.estimator.TrainSpec`. Got: {type(train_spec)}"
         )
     config = estimator.config
-    _check_local(config)
+    if config.cluster_spec or config.task_type == TaskType.EVALUATOR:
+        return run_task(estimator, train_spec, eval_spec)
     logger.info("Running training and evaluation locally (non-distributed).")
     logger.info(
         "Start train and evaluate loop. The evaluate will happen after every checkpoint. "

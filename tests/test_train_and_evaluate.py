@@ -254,8 +254,7 @@ def test_needs_checkpoints_to_evaluate(tmp_path, toy_data):
 @pytest.mark.parametrize(
     "task, error, message",
     [
-        ({"type": "chief", "index": 0}, NotImplementedError, "Distributed train_and_evaluate"),
-        ({"type": "evaluator", "index": 0}, NotImplementedError, "not supported yet"),
+        ({"type": "ps", "index": 0}, NotImplementedError, "Parameter-server training"),
         (
             {"type": "evaluator", "index": 1},
             ValueError,
@@ -264,7 +263,7 @@ def test_needs_checkpoints_to_evaluate(tmp_path, toy_data):
     ],
 )
 def test_distributed_configs_are_refused(tmp_path, toy_data, monkeypatch, task, error, message):
-    cluster = {"chief": ["localhost:2222"], "worker": ["localhost:2223"]}
+    cluster = {"chief": ["localhost:2222"], "worker": ["localhost:2223"], "ps": ["localhost:2224"]}
     monkeypatch.setenv("TF_CONFIG", json.dumps({"cluster": cluster, "task": task}))
     est = make_estimator(tmp_path, save_checkpoints_steps=2)
     with pytest.raises(error) as info:

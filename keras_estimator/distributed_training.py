@@ -1,0 +1,111 @@
+"""train_and_evaluate's task types under TF_CONFIG: chief/worker train, the evaluator
+evaluates new checkpoints as they appear (sidecar evaluation), as in tf.estimator 2.15.
+
+Training across workers synchronises through the RunConfig's `train_distribute`
+strategy (MultiWorkerMirroredStrategy); parameter servers are not supported.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from typing import Any
+
+from keras_estimator import checkpoints as ckpt_lib
+from keras_estimator.run_config import TaskType
+
+logger = logging.getLogger("keras_estimator")
+_TRAINING_TASKS = (TaskType.CHIEF, TaskType.WORKER, TaskType.MASTER)
+
+
+def run_task(estimator: Any, train_spec: Any, eval_spec: Any) -> tuple[Any, Any]:
+    """Runs this process's part of a TF_CONFIG cluster job."""
+    config = estimator.config
+    task_type = config.task_type
+    if task_type == TaskType.EVALUATOR:
+        if config.task_id > 0:
+            raise ValueError(
+                "For distributed training, there can only be one `evaluator` task (with task "
+                f"id 0).  Given task id {config.task_id}"
+            )
+        return run_evaluator(estimator, train_spec, eval_spec)
+    if task_type == TaskType.PS or config.num_ps_replicas:
+        raise NotImplementedError(
+            "Parameter-server training (TF_CONFIG with 'ps' tasks) is not supported by "
+            "keras_estimator. Expected a cluster of 'chief'/'worker' tasks (plus an optional "
+            "'evaluator') with RunConfig(train_distribute=tf.distribute."
+            "MultiWorkerMirroredStrategy()) in every training task."
+        )
+    if task_type not in _TRAINING_TASKS:
+        raise ValueError(
+            f"Task type {task_type!r} in TF_CONFIG is not supported; expected one of "
+            f"{sorted(_TRAINING_TASKS + (TaskType.EVALUATOR,))}."
+        )
+    if config.train_distribute is None and config.num_worker_replicas > 1:
+        logger.warning(
+            "TF_CONFIG names %d training tasks but RunConfig has no train_distribute: each "
+            "task trains on its own. Use tf.distribute.MultiWorkerMirroredStrategy() to "
+            "train them as one.",
+            config.num_worker_replicas,
+        )
+    logger.info("Start training in task %s:%d.", task_type, config.task_id)
+    estimator.train(
+        input_fn=train_spec.input_fn,
+        max_steps=train_spec.max_steps,
+        hooks=list(train_spec.hooks),
+        saving_listeners=list(train_spec.saving_listeners) if config.is_chief else None,
+    )
+    if task_type == TaskType.MASTER:
+        return _evaluate_and_export(estimator, eval_spec, train_spec.max_steps, None)
+    return None, None
+
+
+def run_evaluator(estimator: Any, train_spec: Any, eval_spec: Any) -> tuple[Any, Any]:
+    """Evaluates (and exports) each new checkpoint in model_dir until max_steps is reached.
+
+    Waits `start_delay_secs` first and at least `throttle_secs` between evaluations.
+    """
+    time.sleep(eval_spec.start_delay_secs)
+    previous, result, exports = None, None, None
+    while True:
+        started = time.time()
+        checkpoint = ckpt_lib.latest_checkpoint(estimator.model_dir)
+        if checkpoint is not None and checkpoint != previous:
+            previous = checkpoint
+            result, exports = _evaluate_and_export(
+                estimator, eval_spec, train_spec.max_steps, checkpoint
+            )
+            if train_spec.max_steps and result["global_step"] >= train_spec.max_steps:
+                logger.info("Exiting evaluation, global_step=%d >= train max_steps=%d",
+                            result["global_step"], train_spec.max_steps)  # fmt: skip
+                return result, exports
+        else:
+            logger.info("No new checkpoint ready for evaluation.")
+        time.sleep(max(eval_spec.throttle_secs - (time.time() - started), 0.5))
+
+
+def _evaluate_and_export(
+    estimator: Any, eval_spec: Any, max_steps: int | None, checkpoint: str | None
+) -> tuple[dict, list]:
+    checkpoint = checkpoint or estimator.latest_checkpoint()
+    result = estimator.evaluate(
+        eval_spec.input_fn,
+        steps=eval_spec.steps,
+        hooks=list(eval_spec.hooks),
+        checkpoint_path=checkpoint,
+        name=eval_spec.name,
+    )
+    final = bool(max_steps) and result["global_step"] >= max_steps
+    base = os.path.join(os.fspath(estimator.model_dir), "export")
+    exports = [
+        exporter.export(
+            estimator=estimator,
+            export_path=os.path.join(base, exporter.name),
+            checkpoint_path=checkpoint,
+            eval_result=result,
+            is_the_final_export=final,
+        )
+        for exporter in eval_spec.exporters
+    ]
+    return result, exports
