@@ -1,6 +1,9 @@
 """TPUEstimator with use_tpu=False: params per mode, TPUEstimatorSpec, configs, export."""
 
 import glob
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -122,7 +125,7 @@ def test_tpu_estimator_argument_errors(tmp_path):
         tpu.TPUEstimator(make_model_fn(seen), config=estimator.RunConfig(), use_tpu=False)
     with pytest.raises(ValueError, match="`train_batch_size` cannot be `None`"):
         tpu.TPUEstimator(make_model_fn(seen), config=config, use_tpu=True)
-    with pytest.raises(NotImplementedError, match="use_tpu=True"):
+    with pytest.raises(ValueError, match="needs to know which TPU to use"):
         tpu.TPUEstimator(make_model_fn(seen), config=config, use_tpu=True, train_batch_size=8)
 
     def no_params(features, labels, mode):
@@ -133,6 +136,39 @@ def test_tpu_estimator_argument_errors(tmp_path):
     est = tpu.TPUEstimator(make_model_fn(seen), config=config, use_tpu=False, train_batch_size=4)
     with pytest.raises(ValueError, match="input_fn .* does not include params argument"):
         est.train(lambda: tf.data.Dataset.range(3), steps=1)
+
+
+NO_TPU_SCRIPT = """
+import sys, time
+import tensorflow as tf
+from keras_estimator import tpu
+server = tf.distribute.Server.create_local_server()  # a reachable cluster with no TPU
+resolver = tf.distribute.cluster_resolver.TPUClusterResolver(tpu=server.target)
+config = tpu.RunConfig(model_dir=sys.argv[1], cluster=resolver)
+started = time.time()
+try:
+    tpu.TPUEstimator(lambda features, labels, mode, params: None, config=config,
+                     use_tpu=True, train_batch_size=8)
+except RuntimeError as exc:
+    print("ERROR", time.time() - started, exc)
+"""
+
+
+def test_use_tpu_without_a_tpu_fails_fast_and_says_what_to_do(tmp_path):
+    # In a subprocess: connecting to a cluster changes the process's TensorFlow context.
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
+    result = subprocess.run(
+        [sys.executable, "-c", NO_TPU_SCRIPT, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    line = [x for x in result.stdout.splitlines() if x.startswith("ERROR")][-1]
+    assert float(line.split()[1]) < 60  # no hang
+    assert "No TPU could be initialised through 'grpc://localhost:" in line
+    assert "use_tpu=False" in line
 
 
 def test_tpu_config_and_spec_validation():

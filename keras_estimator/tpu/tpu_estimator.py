@@ -20,6 +20,7 @@ from keras_estimator.inputs import call_input_fn
 from keras_estimator.mode_keys import ModeKeys
 from keras_estimator.tpu.tpu_config import RunConfig, parse_iterations_per_loop
 from keras_estimator.tpu.tpu_estimator_spec import TPUEstimatorSpec
+from keras_estimator.tpu.tpu_strategy import make_tpu_strategy
 
 logger = logging.getLogger("keras_estimator")
 RESERVED_PARAMS_KEYS = ["batch_size", "context"]
@@ -37,7 +38,8 @@ class TPUEstimator(Estimator):
     model_fn get the global batch size of the mode as `params["batch_size"]`, model_fn
     gets `params["use_tpu"] = False`, and a `TPUEstimatorSpec` becomes an EstimatorSpec
     (`eval_metrics` -> eval_metric_ops, `host_call` run every training step,
-    `scaffold_fn` called). `use_tpu=True` is not supported yet (see the error it raises).
+    `scaffold_fn` called). `use_tpu=True` trains under a `tf.distribute.TPUStrategy` built
+    from `tpu.RunConfig(cluster=TPUClusterResolver(...))`: untested on TPU hardware.
 
     Example:
         >>> est = TPUEstimator(model_fn, config=RunConfig(model_dir="m"), use_tpu=False,
@@ -112,12 +114,25 @@ class TPUEstimator(Estimator):
         )
         self._exporting = False
         if self._use_tpu:
-            raise NotImplementedError(
-                "TPUEstimator(use_tpu=True) is not supported by keras_estimator yet: running "
-                "on a TPU needs tf.distribute.TPUStrategy support in the engine. Expected "
-                "use_tpu=False, which runs the same model_fn on CPU/GPU with TPUEstimator's "
-                "semantics (params['batch_size'], eval_metrics, host_call, scaffold_fn)."
-            )
+            self._use_tpu_strategy(make_tpu_strategy(self._config))
+
+    def _use_tpu_strategy(self, strategy: tf.distribute.Strategy) -> None:
+        """Trains under `strategy`; batch sizes become per-replica (TPUEstimator's shards)."""
+        replicas = strategy.num_replicas_in_sync
+        for mode, size in self._batch_sizes.items():
+            if size is not None and size % replicas:
+                raise ValueError(
+                    f"{mode} batch size {size} must be divisible by the number of replicas "
+                    f"({replicas}): TPUEstimator splits the global batch across them."
+                )
+        # input_fn runs per host and its batches go to the replicas one each, so it (and
+        # the model_fn) get the per-replica size, as TPUEstimator's per-shard batch size.
+        self._batch_sizes[ModeKeys.TRAIN] //= replicas
+        self._strategy, self._distributed_modes = strategy, frozenset({ModeKeys.TRAIN})
+        logger.warning(
+            "TPU execution in keras_estimator is untested on TPU hardware; evaluation and "
+            "prediction run on the host."
+        )
 
     # -- what TPUEstimator changed --------------------------------------------------------
     def _call_input_fn(self, input_fn: Callable, mode: str) -> tf.data.Dataset:
@@ -132,11 +147,12 @@ class TPUEstimator(Estimator):
         return call_input_fn(input_fn, mode, params, self.config)
 
     def _model_fn_params(self, mode: str) -> dict:
-        logger.info("Running %s on CPU/GPU", mode)
+        on_tpu = self._use_tpu and mode in self._distributed_modes and not self._exporting
+        logger.info("Running %s on %s", mode, "TPU" if on_tpu else "CPU/GPU")
         params = self.params
         if not self._exporting and self._batch_sizes[mode] is not None:
             params["batch_size"] = self._batch_sizes[mode]
-        params["use_tpu"] = False  # what runs here runs on CPU/GPU
+        params["use_tpu"] = on_tpu
         return params
 
     def _as_estimator_spec(self, result: Any) -> Any:
