@@ -231,6 +231,25 @@ class Estimator:
         strategy = self._strategy if mode is None else self._strategy_for(mode)
         return strategy.scope() if strategy is not None else contextlib.nullcontext()
 
+    @contextlib.contextmanager
+    def _peer_failures_explained(self) -> Iterator[None]:
+        """A task of a multi-worker job that died shows up as a collective op failing."""
+        try:
+            yield
+        except (tf.errors.UnavailableError, tf.errors.AbortedError) as exc:
+            if self._strategy_for(ModeKeys.TRAIN) is None:
+                raise
+            checkpoint = self.latest_checkpoint() if self._config.is_chief else None
+            raise type(exc)(
+                exc.node_def,
+                exc.op,
+                "Another task of the distributed training job stopped responding, so this "
+                f"one cannot continue ({exc.message.splitlines()[0]}). "
+                + (f"The last checkpoint, {checkpoint}, is intact. " if checkpoint else "")
+                + "Fix: restart every task of the job; training resumes from the latest "
+                "checkpoint in model_dir.",
+            ) from exc
+
     def _build_model(self) -> EstimatorModel:
         store = VariableStore()
         global_step = GlobalStepVariable.under(self._strategy)
@@ -410,7 +429,10 @@ class Estimator:
             saver.save(step)
         runner.after_create_session()
         keras_callbacks = KerasCallbacks(callbacks, self._model, "train")
-        with self._scope(ModeKeys.TRAIN):  # traced in it: called elsewhere, it would retrace
+        with (
+            self._scope(ModeKeys.TRAIN),  # traced in it: called elsewhere, it would retrace
+            self._peer_failures_explained(),
+        ):
             step = run_training(
                 loop,
                 dataset,

@@ -24,26 +24,20 @@ def free_ports(n):
     return ports
 
 
-def test_two_workers_train_the_same_weights_and_only_the_chief_writes(tmp_path):
-    ports = ",".join(free_ports(2))
+def run_workers(script, *args_per_worker):
+    """Runs one process per argument list on free loopback ports; returns (procs, outputs)."""
+    ports = ",".join(free_ports(len(args_per_worker)))
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
     env.pop("TF_CONFIG", None)
     procs = [
         subprocess.Popen(
-            [
-                sys.executable,
-                SCRIPT,
-                str(i),
-                ports,
-                str(tmp_path / f"w{i}"),
-                str(tmp_path / f"{i}.json"),
-            ],
+            [sys.executable, script, str(i), ports, *args],
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,
             env=env,
         )
-        for i in range(2)
+        for i, args in enumerate(args_per_worker)
     ]
     outputs = []
     try:
@@ -52,6 +46,13 @@ def test_two_workers_train_the_same_weights_and_only_the_chief_writes(tmp_path):
     finally:
         for proc in procs:
             proc.kill()
+    return procs, outputs
+
+
+def test_two_workers_train_the_same_weights_and_only_the_chief_writes(tmp_path):
+    procs, outputs = run_workers(
+        SCRIPT, *[(str(tmp_path / f"w{i}"), str(tmp_path / f"{i}.json")) for i in range(2)]
+    )
     for proc, output in zip(procs, outputs):
         assert proc.returncode == 0, output[-3000:]
     chief, worker = (json.loads((tmp_path / f"{i}.json").read_text()) for i in range(2))
@@ -71,3 +72,23 @@ def test_two_workers_train_the_same_weights_and_only_the_chief_writes(tmp_path):
     y = np.argmax(x[:, :3], 1).astype("int64")
     assert est.evaluate(dataset_input_fn(x, y, 32))["global_step"] == 12
     assert len(list(est.predict(dataset_input_fn(x[:5], batch_size=5)))) == 5
+
+
+def test_a_worker_dying_fails_the_chief_fast_and_training_resumes(tmp_path):
+    script = os.path.join(os.path.dirname(__file__), "scripts", "multi_worker_dies.py")
+    procs, outputs = run_workers(script, (str(tmp_path / "chief"),), (str(tmp_path / "w1"),))
+    assert procs[1].returncode == -9  # killed at step 25
+    assert procs[0].returncode == 3, outputs[0][-3000:]
+    failure = [line for line in outputs[0].splitlines() if line.startswith("FAILED")][-1]
+    assert float(failure.split()[2].rstrip("s:")) < 120  # bounded: no hang
+    assert "Another task of the distributed training job stopped responding" in failure
+    assert "Fix: restart every task" in failure
+    # The chief's last checkpoint is complete; training resumes from it.
+    est = estimator.Estimator(classifier_model_fn, model_dir=str(tmp_path / "chief"), params={})
+    saved = est.get_variable_value("global_step")
+    assert saved in (10, 20) and f"model.ckpt-{saved}" in failure
+    rng = np.random.RandomState(0)
+    x = rng.randn(64, 8).astype("float32")
+    y = np.argmax(x[:, :3], 1).astype("int64")
+    est.train(dataset_input_fn(x, y, 8, repeat=True), steps=5)
+    assert est.get_variable_value("global_step") == saved + 5

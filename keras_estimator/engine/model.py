@@ -34,13 +34,6 @@ def _output_specs(outputs: Any) -> Any:
     return tf.nest.map_structure(lambda t: tf.TensorSpec(t.shape, t.dtype), outputs)
 
 
-def _replica_id() -> int:
-    """This replica's index in a strategy's replica context (0 without a strategy)."""
-    context = tf.distribute.get_replica_context()
-    replica_id = getattr(context, "_replica_id_in_sync_group", 0) if context else 0
-    return replica_id if isinstance(replica_id, int) else 0
-
-
 def split_batch(data: Any) -> tuple[Any, Any]:
     """Our datasets yield `(features, labels)` or `(features,)` when there are no labels."""
     if isinstance(data, tuple) and len(data) == 1:
@@ -203,8 +196,9 @@ class EstimatorModel(keras.Model):
     def _attach_hooks(self, spec_hooks: tuple, graph: tf.Graph) -> dict:
         if self.hook_runner is None:
             return {}
-        if _replica_id() > 0:
-            # Hooks see replica 0 (as under tf.estimator); the others return look-alikes.
+        if self.hook_runner.attached_to(graph):
+            # Hooks see the first replica (tf.estimator's replica 0; this worker's own
+            # under multi-worker); the other replicas return look-alikes.
             return self.hook_runner.outputs_like_first()
         return self.hook_runner.attach(spec_hooks, graph, global_step_read(graph))
 

@@ -155,6 +155,10 @@ class HookRunner:
         self._first_outputs = outputs
         return outputs
 
+    def attached_to(self, graph: tf.Graph) -> bool:
+        """True once `attach` ran in `graph` (another replica of the same trace)."""
+        return self._graph is graph
+
     def outputs_like_first(self) -> dict:
         """Zeros shaped like the last attach's outputs (for replicas other than the first)."""
         return {
