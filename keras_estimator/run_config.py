@@ -35,6 +35,19 @@ _REPLACEABLE = [
 ]
 
 
+def _global_id_in_cluster(cluster_spec: Any, task_type: str, task_id: int, chief_job: str) -> int:
+    """tf.estimator's numbering: the chief first, then the other jobs by name, ps last."""
+    order = [chief_job] + sorted(j for j in cluster_spec.jobs if j not in (chief_job, TaskType.PS))
+    if TaskType.PS in cluster_spec.jobs:
+        order.append(TaskType.PS)
+    first = 0
+    for job in order:
+        if job == task_type:
+            return first + task_id
+        first += len(cluster_spec.job_tasks(job)) if job in cluster_spec.jobs else 0
+    raise ValueError(f"Task type {task_type!r} is not in the TF_CONFIG cluster {cluster_spec}.")
+
+
 class TaskType:
     MASTER = "master"
     PS = "ps"
@@ -188,20 +201,26 @@ class RunConfig:
             if self._task_id < 0:
                 raise ValueError("Task index must be non-negative number.")
             jobs = set(self._cluster_spec.jobs)
-            self._num_ps_replicas = len(cluster.get(TaskType.PS, []))
-            self._num_worker_replicas = sum(
-                len(cluster.get(job, [])) for job in (TaskType.CHIEF, TaskType.WORKER)
-            ) or len(cluster.get(TaskType.MASTER, []))
             chief_job = TaskType.CHIEF if TaskType.CHIEF in jobs else TaskType.MASTER
             self._is_chief = self._task_type == chief_job or (
                 chief_job not in jobs and self._task_type == TaskType.WORKER and self._task_id == 0
             )
             if self._task_type == TaskType.EVALUATOR:
+                # tf.estimator: the evaluator is outside the cluster it reads from.
                 self._is_chief = False
                 self._master = ""
+                self._num_ps_replicas = self._num_worker_replicas = 0
+                self._global_id_in_cluster = None
             else:
                 address = self._cluster_spec.task_address(self._task_type, self._task_id)
                 self._master = "grpc://" + address if address else ""
+                self._num_ps_replicas = len(cluster.get(TaskType.PS, []))
+                self._num_worker_replicas = len(cluster.get(TaskType.WORKER, [])) + len(
+                    cluster.get(chief_job, [])
+                )
+                self._global_id_in_cluster = _global_id_in_cluster(
+                    self._cluster_spec, self._task_type, self._task_id, chief_job
+                )
         else:
             self._task_type = task.get("type", TaskType.WORKER)
             self._task_id = int(task.get("index", 0))
@@ -209,8 +228,8 @@ class RunConfig:
             self._num_worker_replicas = 1
             self._is_chief = self._task_type != TaskType.EVALUATOR
             self._master = ""
+            self._global_id_in_cluster = 0 if self._is_chief else self._task_id
         self._evaluation_master = ""
-        self._global_id_in_cluster = 0 if self._is_chief else self._task_id
 
     # -- tf.estimator's public properties --------------------------------------
     cluster_spec = property(lambda self: self._cluster_spec)

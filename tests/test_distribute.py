@@ -109,3 +109,29 @@ def test_input_context_and_hooks_under_mirrored(tmp_path, regression_data):
     assert contexts == [(1, 0, 2, 8)]
     assert steps == [1, 2, 3]  # the global step counts global steps, once each
     assert est.get_variable_value("global_step") == 3
+
+
+def test_one_device_strategy_and_eval_distribute(tmp_path, regression_data):
+    x, y = regression_data
+    one = make_estimator(tmp_path / "one", tf2.distribute.OneDeviceStrategy("/cpu:0"))
+    one.train(dataset_input_fn(x, y, 16), steps=100)
+    single = make_estimator(tmp_path / "single")
+    single.train(dataset_input_fn(x, y, 16), steps=100)
+    assert one.get_variable_value("global_step") == 4
+    np.testing.assert_allclose(
+        one.get_variable_value("linear/kernel"),
+        single.get_variable_value("linear/kernel"),
+        rtol=1e-6,
+    )
+    # eval_distribute: evaluation reads the mirrored variables and sees every example.
+    strategy = tf2.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
+    config = estimator.RunConfig(
+        model_dir=str(tmp_path / "single"), train_distribute=strategy, eval_distribute=strategy
+    )
+    both = estimator.Estimator(linear_model_fn, config=config, params={"hooks": []})
+    got, want = both.evaluate(dataset_input_fn(x, y, 8)), single.evaluate(dataset_input_fn(x, y, 8))
+    np.testing.assert_allclose(got["mae"], want["mae"], rtol=1e-6)
+    with pytest.raises(ValueError, match="train_distribute must be a tf.distribute.Strategy"):
+        estimator.Estimator(
+            linear_model_fn, config=estimator.RunConfig(train_distribute="mirrored"), params={}
+        )

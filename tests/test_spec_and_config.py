@@ -226,3 +226,31 @@ def test_session_config_thread_counts_in_a_fresh_process(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.split()[-2:] == ["1", "1"]
+
+
+_CLUSTER = {"chief": ["c:1"], "worker": ["w:1", "w:2"], "ps": ["p:1", "p:2"]}
+
+
+@pytest.mark.parametrize(
+    "task, expected",
+    [  # (task_type, task_id, is_chief, workers, ps, master, global_id): tf.estimator 2.15's
+        ({"type": "chief", "index": 0}, ("chief", 0, True, 3, 2, "grpc://c:1", 0)),
+        ({"type": "worker", "index": 0}, ("worker", 0, False, 3, 2, "grpc://w:1", 1)),
+        ({"type": "worker", "index": 1}, ("worker", 1, False, 3, 2, "grpc://w:2", 2)),
+        ({"type": "ps", "index": 1}, ("ps", 1, False, 3, 2, "grpc://p:2", 4)),
+        ({"type": "evaluator", "index": 0}, ("evaluator", 0, False, 0, 0, "", None)),
+    ],
+)
+def test_tf_config_cluster_properties_match_tf_estimator(monkeypatch, task, expected):
+    monkeypatch.setenv("TF_CONFIG", json.dumps({"cluster": _CLUSTER, "task": task}))
+    config = RunConfig()
+    got = (
+        config.task_type,
+        config.task_id,
+        config.is_chief,
+        config.num_worker_replicas,
+        config.num_ps_replicas,
+        config.master,
+        config.global_id_in_cluster,
+    )
+    assert got == expected
