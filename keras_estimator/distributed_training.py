@@ -8,11 +8,11 @@ strategy (MultiWorkerMirroredStrategy); parameter servers are not supported.
 from __future__ import annotations
 
 import logging
-import os
 import time
 from typing import Any
 
 from keras_estimator import checkpoints as ckpt_lib
+from keras_estimator.eval_and_export import evaluate_and_export
 from keras_estimator.run_config import TaskType
 
 logger = logging.getLogger("keras_estimator")
@@ -57,7 +57,8 @@ def run_task(estimator: Any, train_spec: Any, eval_spec: Any) -> tuple[Any, Any]
         saving_listeners=list(train_spec.saving_listeners) if config.is_chief else None,
     )
     if task_type == TaskType.MASTER:
-        return _evaluate_and_export(estimator, eval_spec, train_spec.max_steps, None)
+        checkpoint = estimator.latest_checkpoint()
+        return evaluate_and_export(estimator, eval_spec, train_spec.max_steps, checkpoint)
     return None, None
 
 
@@ -73,7 +74,7 @@ def run_evaluator(estimator: Any, train_spec: Any, eval_spec: Any) -> tuple[Any,
         checkpoint = ckpt_lib.latest_checkpoint(estimator.model_dir)
         if checkpoint is not None and checkpoint != previous:
             previous = checkpoint
-            result, exports = _evaluate_and_export(
+            result, exports = evaluate_and_export(
                 estimator, eval_spec, train_spec.max_steps, checkpoint
             )
             if train_spec.max_steps and result["global_step"] >= train_spec.max_steps:
@@ -83,29 +84,3 @@ def run_evaluator(estimator: Any, train_spec: Any, eval_spec: Any) -> tuple[Any,
         else:
             logger.info("No new checkpoint ready for evaluation.")
         time.sleep(max(eval_spec.throttle_secs - (time.time() - started), 0.5))
-
-
-def _evaluate_and_export(
-    estimator: Any, eval_spec: Any, max_steps: int | None, checkpoint: str | None
-) -> tuple[dict, list]:
-    checkpoint = checkpoint or estimator.latest_checkpoint()
-    result = estimator.evaluate(
-        eval_spec.input_fn,
-        steps=eval_spec.steps,
-        hooks=list(eval_spec.hooks),
-        checkpoint_path=checkpoint,
-        name=eval_spec.name,
-    )
-    final = bool(max_steps) and result["global_step"] >= max_steps
-    base = os.path.join(os.fspath(estimator.model_dir), "export")
-    exports = [
-        exporter.export(
-            estimator=estimator,
-            export_path=os.path.join(base, exporter.name),
-            checkpoint_path=checkpoint,
-            eval_result=result,
-            is_the_final_export=final,
-        )
-        for exporter in eval_spec.exporters
-    ]
-    return result, exports

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import collections
 import logging
-import os
 import time
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -20,6 +19,7 @@ import keras
 import tensorflow as tf
 
 from keras_estimator.distributed_training import run_task
+from keras_estimator.eval_and_export import evaluate_and_export
 from keras_estimator.export.exporters import Exporter
 from keras_estimator.run_config import TaskType
 
@@ -232,25 +232,9 @@ class _EvaluateOnSave(_V1.train.CheckpointSaverListener):
             raise RuntimeError(
                 f"There was no new checkpoint after the training. Eval status: {status}"
             )
-        metrics = estimator.evaluate(
-            input_fn=self._spec.input_fn,
-            steps=self._spec.steps,
-            name=self._spec.name,
-            checkpoint_path=checkpoint,
-            hooks=list(self._spec.hooks),
+        metrics, self.export_results = evaluate_and_export(
+            estimator, self._spec, self._max_steps, checkpoint
         )
-        final = bool(self._max_steps) and metrics["global_step"] >= self._max_steps
-        export_base = os.path.join(os.fspath(estimator.model_dir), "export")
-        self.export_results = [
-            exporter.export(
-                estimator=estimator,
-                export_path=os.path.join(export_base, exporter.name),
-                checkpoint_path=checkpoint,
-                eval_result=metrics,
-                is_the_final_export=final,
-            )
-            for exporter in self._spec.exporters
-        ]
         self.eval_result, self._previous_checkpoint = metrics, checkpoint
 
 
