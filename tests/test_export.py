@@ -252,3 +252,26 @@ def test_export_errors_leave_nothing_behind(tmp_path, toy_data):
     assert not (tmp_path / "e").exists() or os.listdir(tmp_path / "e") == []
     with pytest.raises(NotImplementedError, match="experimental_mode='train'"):
         est.export_saved_model(str(tmp_path / "e"), fn, experimental_mode="train")
+
+
+def test_tf2_style_model_fn_with_batch_norm_exports_its_trained_state(tmp_path, toy_data):
+    import keras
+
+    def keras_model_fn(features, labels, mode):
+        hidden = keras.layers.Dense(8, activation="relu")(features["x"])
+        hidden = keras.layers.BatchNormalization()(hidden, training=mode == "train")
+        logits = keras.layers.Dense(3)(hidden)
+        if mode == estimator.ModeKeys.PREDICT:
+            return estimator.EstimatorSpec(mode, predictions={"p": tf.nn.softmax(logits)})
+        loss = tf.losses.sparse_softmax_cross_entropy(labels, logits)
+        return estimator.EstimatorSpec(mode, loss=loss, train_op=keras.optimizers.Adam(0.01))
+
+    x, y = toy_data
+    est = estimator.Estimator(keras_model_fn, model_dir=str(tmp_path / "m"))
+    est.train(dataset_input_fn(x, y, 16, repeat=True), steps=20)
+    assert est.get_variable_value("batch_normalization/moving_mean").any()  # trained state
+    fn = export.build_raw_serving_input_receiver_fn({"x": tf.TensorSpec([None, 8], tf.float32)})
+    path = est.export_saved_model(str(tmp_path / "e"), fn).decode()
+    served = serve_in_fresh_process(path, "serving_default", {"x": x[:4]})["p"]
+    predicted = [p["p"] for p in est.predict(dataset_input_fn(x[:4], batch_size=4))]
+    np.testing.assert_allclose(served, predicted, rtol=1e-5)
