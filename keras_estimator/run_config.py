@@ -201,6 +201,12 @@ class RunConfig:
             if self._task_id < 0:
                 raise ValueError("Task index must be non-negative number.")
             jobs = set(self._cluster_spec.jobs)
+            if self._task_type not in jobs and self._task_type != TaskType.EVALUATOR:
+                raise ValueError(
+                    f"No such job in cluster: {self._task_type!r}. TF_CONFIG's task type must "
+                    f"be one of its cluster's jobs {sorted(jobs)} or 'evaluator'. Fix: set "
+                    '"task": {"type": ...} to one of those.'
+                )
             chief_job = TaskType.CHIEF if TaskType.CHIEF in jobs else TaskType.MASTER
             self._is_chief = self._task_type == chief_job or (
                 chief_job not in jobs and self._task_type == TaskType.WORKER and self._task_id == 0

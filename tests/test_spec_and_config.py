@@ -175,6 +175,10 @@ def test_run_config_reads_tf_config(monkeypatch):
     monkeypatch.setenv("TF_CONFIG", "{not json")
     with pytest.raises(ValueError, match="TF_CONFIG is not valid JSON"):
         RunConfig()
+    cluster = {"chief": ["h:1"], "worker": ["h:2"]}
+    monkeypatch.setenv("TF_CONFIG", json.dumps({"cluster": cluster, "task": {"type": "trainer"}}))
+    with pytest.raises(ValueError, match="No such job in cluster: 'trainer'"):
+        RunConfig()
 
 
 def test_estimator_config_and_model_dir_rules(tmp_path):
