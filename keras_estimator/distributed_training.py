@@ -11,6 +11,8 @@ import logging
 import time
 from typing import Any
 
+import tensorflow as tf
+
 from keras_estimator import checkpoints as ckpt_lib
 from keras_estimator.eval_and_export import evaluate_and_export
 from keras_estimator.run_config import TaskType
@@ -74,9 +76,20 @@ def run_evaluator(estimator: Any, train_spec: Any, eval_spec: Any) -> tuple[Any,
         checkpoint = ckpt_lib.latest_checkpoint(estimator.model_dir)
         if checkpoint is not None and checkpoint != previous:
             previous = checkpoint
-            result, exports = evaluate_and_export(
-                estimator, eval_spec, train_spec.max_steps, checkpoint
-            )
+            try:
+                result, exports = evaluate_and_export(
+                    estimator, eval_spec, train_spec.max_steps, checkpoint
+                )
+            except (ValueError, tf.errors.NotFoundError):
+                if tf.io.gfile.exists(checkpoint + ".index"):
+                    raise
+                # The trainer's keep_checkpoint_max removed it meanwhile: take the newest.
+                logger.warning(
+                    "Checkpoint %s was deleted before it could be evaluated; evaluating the "
+                    "newest one instead.",
+                    checkpoint,
+                )
+                continue
             if train_spec.max_steps and result["global_step"] >= train_spec.max_steps:
                 logger.info("Exiting evaluation, global_step=%d >= train max_steps=%d",
                             result["global_step"], train_spec.max_steps)  # fmt: skip

@@ -53,36 +53,74 @@ def _global_step_writes(graph: tf.Graph, global_step: tf.Variable) -> bool | Non
     return False
 
 
-class _OneStepPerCall:
-    """The loop under a strategy: one compiled step per call, over `next(iterator)`.
+class _DistributedLoop:
+    """The loop under a strategy: several steps per call, each on `next(iterator)`.
 
     (A strategy's step inside the chunked loop's `tf.cond` does not run: its replica
-    threads capture tensors across the branch.) The end of the input is the iterator's
-    OutOfRangeError. Same interface as the chunked loop: `(steps run, last outputs)`.
+    threads capture tensors across the branch; a plain while loop over `next()` does.)
+    When the input ends inside a call, the iterator's OutOfRangeError ends it: the steps
+    before it have run, their number is read from the global step, and the outputs are
+    the last ones known with that global step. Same interface as the chunked loop.
     """
 
-    def __init__(self, step_fn: Callable) -> None:
-        self._step = tf.function(lambda iterator: step_fn(next(iterator)), autograph=False)
+    def __init__(self, step_fn: Callable, global_step: tf.Variable, one_per_call: bool) -> None:
+        self._global_step = global_step
+        self._one_per_call = one_per_call  # multi-worker: several per call hung collectives
+        self._one_concrete: Any = None
         self._specs: Any = None
+        self._last: Any = None
+        self._one = tf.function(lambda iterator: step_fn(next(iterator)), autograph=False)
+        self._many = tf.function(self._run_many, autograph=False)
 
-    def get_concrete_function(self, iterator_spec: Any, unused_steps_spec: Any) -> Any:
-        concrete = self._step.get_concrete_function(iterator_spec)
+    def _run_many(self, iterator: Any, num_steps: tf.Tensor) -> Any:
+        def body(i: tf.Tensor, outputs: Any) -> tuple[tf.Tensor, Any]:
+            # The one-step trace, called: the model_fn (and its hooks) is traced only once.
+            return i + 1, self._one_concrete(iterator)
+
+        init = tf.nest.map_structure(_zeros, self._specs)
+        invariants = tf.nest.map_structure(lambda s: tf.TensorShape(None), self._specs)
+        _, outputs = tf.while_loop(
+            lambda i, outputs: i < num_steps,
+            body,
+            (tf.constant(0, tf.int64), init),
+            shape_invariants=(tf.TensorShape([]), invariants),
+        )
+        return outputs
+
+    def get_concrete_function(self, iterator_spec: Any, steps_spec: Any) -> Any:
+        concrete = self._one_concrete = self._one.get_concrete_function(iterator_spec)
         self._specs = _output_specs(concrete.structured_outputs)
+        self._many.get_concrete_function(iterator_spec, steps_spec)
         return concrete
 
     def __call__(self, iterator: Any, num_steps: tf.Tensor) -> tuple[tf.Tensor, Any]:
-        ran, outputs = 0, None
-        for _ in range(int(num_steps)):
-            try:
-                outputs = self._step(iterator)
-            except (tf.errors.OutOfRangeError, StopIteration):
-                break
-            ran += 1
-        if outputs is None:
-            outputs = tf.nest.map_structure(
-                lambda s: tf.zeros([d or 0 for d in s.shape.as_list()], s.dtype), self._specs
+        steps = int(num_steps)
+        before = int(self._global_step.numpy())
+        try:
+            if self._one_per_call and steps > 1:
+                for _ in range(steps):
+                    outputs = self._one(iterator)
+            elif steps == 1:
+                outputs = self._one(iterator)
+            elif steps > 1:
+                outputs = self._many(iterator, tf.constant(steps, tf.int64))
+            else:
+                outputs = self._last
+        except (tf.errors.OutOfRangeError, StopIteration):
+            ran = int(self._global_step.numpy()) - before
+            outputs = (
+                self._last if self._last is not None else tf.nest.map_structure(_zeros, self._specs)
             )
-        return tf.constant(ran, tf.int64), outputs
+            outputs = dict(outputs, **{GLOBAL_STEP_KEY: self._global_step.read_value()})
+            return tf.constant(ran, tf.int64), outputs
+        if outputs is None:
+            outputs = tf.nest.map_structure(_zeros, self._specs)
+        self._last = outputs
+        return tf.constant(max(steps, 0), tf.int64), outputs
+
+
+def _zeros(spec: tf.TensorSpec) -> tf.Tensor:
+    return tf.zeros([0 if d is None else d for d in spec.shape.as_list()], spec.dtype)
 
 
 class EstimatorModel(keras.Model):
@@ -107,6 +145,7 @@ class EstimatorModel(keras.Model):
         # steps counted from the global step at which the current train() call started.
         self.summary_steps: int | None = None
         self.is_chief = True  # training_chief_hooks run on the chief only
+        self._one_step_per_call = False  # set by make_step for multi-worker strategies
         with tf.init_scope():
             self.train_call_start = tf.Variable(0, dtype=tf.int64, trainable=False)
 
@@ -242,6 +281,8 @@ class EstimatorModel(keras.Model):
         train_op or an optimizer built unconditionally in the model_fn does not run.
         """
         if mode == ModeKeys.TRAIN and strategy is not None:
+            in_multi_worker = getattr(strategy.extended, "_in_multi_worker_mode", lambda: False)
+            self._one_step_per_call = bool(in_multi_worker())
             return self._distributed_train_step(strategy), None
         if mode == ModeKeys.TRAIN:
             step_fn = tf.function(self.train_step, autograph=False)
@@ -272,7 +313,7 @@ class EstimatorModel(keras.Model):
 
     def make_loop(self, step_fn: Callable, out_specs: Any) -> Any:
         if out_specs is None:
-            return _OneStepPerCall(step_fn)
+            return _DistributedLoop(step_fn, self._ke_global_step, self._one_step_per_call)
         return self._make_chunked_loop(step_fn, out_specs)
 
     def _make_chunked_loop(self, step_fn: Callable, out_specs: Any) -> Callable:
