@@ -18,7 +18,7 @@ from keras_estimator._fn_args import fn_args
 from keras_estimator.estimator_class import Estimator
 from keras_estimator.inputs import call_input_fn
 from keras_estimator.mode_keys import ModeKeys
-from keras_estimator.tpu.tpu_config import RunConfig, parse_iterations_per_loop
+from keras_estimator.tpu.tpu_config import RunConfig
 from keras_estimator.tpu.tpu_estimator_spec import TPUEstimatorSpec
 from keras_estimator.tpu.tpu_strategy import make_tpu_strategy
 
@@ -40,6 +40,8 @@ class TPUEstimator(Estimator):
     (`eval_metrics` -> eval_metric_ops, `host_call` run every training step,
     `scaffold_fn` called). `use_tpu=True` trains under a `tf.distribute.TPUStrategy` built
     from `tpu.RunConfig(cluster=TPUClusterResolver(...))`: untested on TPU hardware.
+    `TPUConfig.iterations_per_loop` is validated but not used: steps per compiled call
+    follow the logging / checkpoint cadences, as for every Estimator here.
 
     Example:
         >>> est = TPUEstimator(model_fn, config=RunConfig(model_dir="m"), use_tpu=False,
@@ -105,13 +107,9 @@ class TPUEstimator(Estimator):
             ModeKeys.EVAL: eval_batch_size,
             ModeKeys.PREDICT: predict_batch_size,
         }
-        self._eval_on_tpu = eval_on_tpu
         if eval_on_tpu and not use_tpu:
             logger.warning("eval_on_tpu ignored because use_tpu is False.")
         self._export_to_cpu, self._export_to_tpu = export_to_cpu, export_to_tpu
-        self._iterations_per_loop = parse_iterations_per_loop(
-            self._config.tpu_config.iterations_per_loop
-        )
         self._exporting = False
         if self._use_tpu:
             self._use_tpu_strategy(make_tpu_strategy(self._config))
