@@ -32,6 +32,7 @@ _REPLACEABLE = [
     "experimental_max_worker_delay_secs",
     "session_creation_timeout_secs",
     "checkpoint_save_graph_def",
+    "steps_per_execution",
 ]
 
 
@@ -81,7 +82,8 @@ class RunConfig:
     Checkpoints are saved every 600 seconds unless `save_checkpoints_steps` or
     `save_checkpoints_secs` says otherwise (setting both is an error); the newest
     `keep_checkpoint_max` (5) are kept; the loss is logged every `log_step_count_steps` (100)
-    steps and `tf_random_seed` makes runs repeatable.
+    steps and `tf_random_seed` makes runs repeatable. `steps_per_execution` (not in
+    tf.estimator) caps how many training steps run per compiled call.
 
     Example:
         >>> config = RunConfig(model_dir="/tmp/m", save_checkpoints_steps=500)
@@ -108,6 +110,7 @@ class RunConfig:
         experimental_max_worker_delay_secs: int | None = None,
         session_creation_timeout_secs: int = 7200,
         checkpoint_save_graph_def: bool = True,
+        steps_per_execution: int | None = None,
     ) -> None:
         if save_checkpoints_steps is _USE_DEFAULT and save_checkpoints_secs is _USE_DEFAULT:
             save_checkpoints_steps, save_checkpoints_secs = None, 600
@@ -147,6 +150,7 @@ class RunConfig:
             experimental_max_worker_delay_secs=experimental_max_worker_delay_secs,
             session_creation_timeout_secs=session_creation_timeout_secs,
             checkpoint_save_graph_def=checkpoint_save_graph_def,
+            steps_per_execution=steps_per_execution,
         )
         self._init_cluster(tf_config)
 
@@ -182,6 +186,11 @@ class RunConfig:
             "keep_checkpoint_every_n_hours should be > 0",
         )
         check("log_step_count_steps", lambda n: n > 0, "log_step_count_steps should be > 0")
+        check(
+            "steps_per_execution",
+            lambda n: isinstance(n, int) and not isinstance(n, bool) and n > 0,
+            "steps_per_execution must be a positive integer (or None: chosen automatically).",
+        )
         check(
             "tf_random_seed",
             lambda s: isinstance(s, int) and not isinstance(s, bool),
@@ -267,6 +276,10 @@ class RunConfig:
     )
     session_creation_timeout_secs = property(lambda self: self._session_creation_timeout_secs)
     checkpoint_save_graph_def = property(lambda self: self._checkpoint_save_graph_def)
+    # keras_estimator's own: at most this many training steps per compiled call. None: as
+    # many as the logging / checkpoint / hook cadences allow (up to 1000); 1: every step
+    # returns to Python (hooks then see each step's own state).
+    steps_per_execution = property(lambda self: self._steps_per_execution)
 
     # Strategies and device functions are shared by copies: copying a strategy builds a new
     # one (new devices, new collectives), which is never what a copied config means.

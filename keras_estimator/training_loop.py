@@ -138,7 +138,7 @@ def run_training(
     stop = False
     progress = TrainingProgress(step, target)
     while not stop and (target is None or step < target):
-        chunk = _MAX_CHUNK
+        chunk = config.steps_per_execution or _MAX_CHUNK
         if log_every:
             # End right after the step that *starts* at a multiple of log_every: its loss
             # is what tf.estimator logged as "loss = ..., step = <multiple>".
@@ -150,7 +150,8 @@ def run_training(
             chunk = min(chunk, target - step)
         fetch_step = False
         if runner.active:
-            quiet = runner.quiet_steps(1 if callbacks.active else chunk)
+            # Walking hooks ahead only pays for several steps; a lone step runs as itself.
+            quiet = runner.quiet_steps(chunk) if chunk > 1 and not callbacks.active else 0
             if quiet:
                 chunk = quiet  # hooks need nothing from these steps: one compiled chunk
             else:

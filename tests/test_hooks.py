@@ -509,3 +509,29 @@ def test_hooks_fetching_nothing_run_steps_in_chunks_with_exact_stops(tmp_path, t
     reader = SessionReader()
     est.train(train_fn(toy_data), steps=5, hooks=[reader])
     assert reader.seen == [258, 259, 260, 261, 262]
+
+
+def test_steps_per_execution_one_shows_hooks_each_steps_state(tmp_path, toy_data):
+    class ReadsTheVariable(tf.train.SessionRunHook):
+        """Fetches nothing; reads the global step variable itself in after_run."""
+
+        def begin(self):
+            self.variable, self.seen = tf.train.get_global_step(), []
+
+        def after_run(self, run_context, run_values):
+            self.seen.append(int(self.variable.numpy()))
+
+    grouped, exact = ReadsTheVariable(), ReadsTheVariable()
+    config = estimator.RunConfig(model_dir=str(tmp_path / "a"), log_step_count_steps=None)
+    estimator.Estimator(classifier_model_fn, config=config, params={}).train(
+        train_fn(toy_data), steps=6, hooks=[grouped]
+    )
+    # Grouped: after one probing step, the hook is walked ahead of each compiled chunk.
+    assert grouped.seen[0] == 1 and grouped.seen[1:] == [1] * 5
+    config = config.replace(model_dir=str(tmp_path / "b"), steps_per_execution=1)
+    estimator.Estimator(classifier_model_fn, config=config, params={}).train(
+        train_fn(toy_data), steps=6, hooks=[exact]
+    )
+    assert exact.seen == [1, 2, 3, 4, 5, 6]
+    with pytest.raises(ValueError, match="steps_per_execution must be a positive integer"):
+        estimator.RunConfig(steps_per_execution=0)

@@ -18,7 +18,7 @@ from keras_estimator._fn_args import fn_args
 from keras_estimator.estimator_class import Estimator
 from keras_estimator.inputs import call_input_fn
 from keras_estimator.mode_keys import ModeKeys
-from keras_estimator.tpu.tpu_config import RunConfig
+from keras_estimator.tpu.tpu_config import RunConfig, parse_iterations_per_loop
 from keras_estimator.tpu.tpu_estimator_spec import TPUEstimatorSpec
 from keras_estimator.tpu.tpu_strategy import make_tpu_strategy
 
@@ -40,8 +40,8 @@ class TPUEstimator(Estimator):
     (`eval_metrics` -> eval_metric_ops, `host_call` run every training step,
     `scaffold_fn` called). `use_tpu=True` trains under a `tf.distribute.TPUStrategy` built
     from `tpu.RunConfig(cluster=TPUClusterResolver(...))`: untested on TPU hardware.
-    `TPUConfig.iterations_per_loop` is validated but not used: steps per compiled call
-    follow the logging / checkpoint cadences, as for every Estimator here.
+    On TPU, `TPUConfig.iterations_per_loop` (a count) becomes `RunConfig.steps_per_execution`;
+    off TPU it has no effect, as in TPUEstimator.
 
     Example:
         >>> est = TPUEstimator(model_fn, config=RunConfig(model_dir="m"), use_tpu=False,
@@ -115,7 +115,11 @@ class TPUEstimator(Estimator):
             self._use_tpu_strategy(make_tpu_strategy(self._config))
 
     def _use_tpu_strategy(self, strategy: tf.distribute.Strategy) -> None:
-        """Trains under `strategy`; batch sizes become per-replica (TPUEstimator's shards)."""
+        """Trains under `strategy`; batch sizes become per-replica (TPUEstimator's shards);
+        `iterations_per_loop` (a count) caps the steps per compiled call."""
+        loop = parse_iterations_per_loop(self._config.tpu_config.iterations_per_loop)
+        if loop.unit == "count" and self._config.steps_per_execution is None:
+            self._config = self._config.replace(steps_per_execution=loop.value)
         replicas = strategy.num_replicas_in_sync
         for mode, size in self._batch_sizes.items():
             if size is not None and size % replicas:
