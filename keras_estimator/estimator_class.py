@@ -372,6 +372,11 @@ class Estimator:
         if self._config.tf_random_seed is not None:
             tf.random.set_seed(self._config.tf_random_seed)
 
+    def _flush_model_fn_writers(self) -> None:
+        """Summary writers the model_fn made (a host_call's, say) flush when a call ends."""
+        for writer in self._model._store.summary_writers:
+            writer.flush()
+
     def _global_step_value(self) -> int:
         return int(self._model._ke_global_step.numpy())
 
@@ -446,8 +451,7 @@ class Estimator:
             )
         if self._config.is_chief:
             self._summary_writer(self._model_dir).flush()
-        for writer in self._model._store.summary_writers:
-            writer.flush()
+        self._flush_model_fn_writers()
         runner.end()
         if saver is not None:
             saver.end(step)
@@ -518,6 +522,7 @@ class Estimator:
         else:
             ran, logs = loop(iterator, tf.constant(limit, tf.int64))
         runner.end()
+        self._flush_model_fn_writers()
         keras_callbacks.end({k: float(v) for k, v in logs.items() if k != HOOKS_KEY})
         if int(ran) == 0:
             # tf.estimator reported the metrics' initial values in this case; so do we.
@@ -590,6 +595,7 @@ class Estimator:
                 break
         keras_callbacks.end({})
         runner.end()
+        self._flush_model_fn_writers()
 
     # -- export --------------------------------------------------------------------------
     def export_saved_model(

@@ -36,16 +36,25 @@ def make_model_fn(seen, model_dir=None, metrics_as_dict=False):
             return {"accuracy": tf.metrics.accuracy(labels, tf.argmax(logits, 1))}
 
         tensors = {"labels": labels, "logits": logits} if metrics_as_dict else [labels, logits]
-        if mode == estimator.ModeKeys.EVAL:
-            return tpu.TPUEstimatorSpec(mode, loss=loss, eval_metrics=(metric_fn, tensors))
         global_step = tf.train.get_global_step()
-        train_op = tf.train.GradientDescentOptimizer(0.5).minimize(loss, global_step)
 
         def host_call_fn(gs, loss):
-            writer = tf2.summary.create_file_writer(model_dir + "/host_call")
+            writer = tf2.summary.create_file_writer(f"{model_dir}/host_call_{mode}")
             with writer.as_default(), tf2.summary.record_if(True):
                 tf2.summary.scalar("host_loss", loss[0], step=gs[0])
             return tf.summary.all_v2_summary_ops()
+
+        if mode == estimator.ModeKeys.EVAL:
+            eval_host_call = None
+            if model_dir:
+                eval_host_call = (
+                    host_call_fn,
+                    [tf.reshape(global_step, [1]), tf.reshape(loss, [1])],
+                )
+            return tpu.TPUEstimatorSpec(
+                mode, loss=loss, eval_metrics=(metric_fn, tensors), host_call=eval_host_call
+            )
+        train_op = tf.train.GradientDescentOptimizer(0.5).minimize(loss, global_step)
 
         def scaffold_fn():
             seen.append(("scaffold_fn", mode))
@@ -105,15 +114,20 @@ def test_eval_metrics_as_dict_and_host_call_writes_every_step(tmp_path, toy_data
     est = make_estimator(tmp_path, seen, model_dir=str(tmp_path / "m"), metrics_as_dict=True)
     est.train(make_input_fn(x, y, seen, repeat=True), steps=5)
     assert est.evaluate(make_input_fn(x, y, seen))["accuracy"] >= 0
-    steps = sorted(
-        event.step
-        for path in glob.glob(str(tmp_path / "m" / "host_call" / "events.*"))
-        for event in tf.train.summary_iterator(path)
-        for value in event.summary.value
-        if value.tag == "host_loss"
-    )
+
+    def host_steps(mode):
+        return sorted(
+            event.step
+            for path in glob.glob(str(tmp_path / "m" / f"host_call_{mode}" / "events.*"))
+            for event in tf.train.summary_iterator(path)
+            for value in event.summary.value
+            if value.tag == "host_loss"
+        )
+
     # Every step; the global step is read after minimize() in program order: 1..5.
-    assert steps == [1, 2, 3, 4, 5]
+    assert host_steps("train") == [1, 2, 3, 4, 5]
+    # In evaluation it runs on every eval step too (256 examples / batch 8), as TPUEstimator.
+    assert host_steps("eval") == [5] * 32
 
 
 def test_tpu_estimator_argument_errors(tmp_path):

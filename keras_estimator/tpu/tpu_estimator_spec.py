@@ -113,14 +113,20 @@ class TPUEstimatorSpec(collections.namedtuple("TPUEstimatorSpec", _FIELDS)):
         """The equivalent EstimatorSpec, as TPUEstimator built it to run off TPU.
 
         The host_call's ops join the train_op, so they run on every training step inside
-        the compiled step (TPUEstimator fetched them through a hook on every step).
+        the compiled step; in evaluation and prediction a hook runs them on every step
+        (TPUEstimator fetched them through a hook on every step in all modes).
         """
         eval_metric_ops = _call_host_fn(self.eval_metrics) if self.eval_metrics else None
         train_op = self.train_op
-        if self.host_call is not None and self.mode == "train":
-            host_ops = _call_host_fn(self.host_call)
-            if host_ops is not None:
-                train_op = tf.group(train_op, *tf.nest.flatten(host_ops))
+        hooks: tuple = ()
+        if self.host_call is not None:
+            host_ops = [
+                op for op in tf.nest.flatten(_call_host_fn(self.host_call)) if op is not None
+            ]
+            if self.mode == "train" and host_ops:
+                train_op = tf.group(train_op, *host_ops)  # inside the compiled step
+            elif host_ops:
+                hooks = (_HostCallHook(host_ops),)  # every eval / predict step, as TPUEstimator
         scaffold = self.scaffold_fn() if self.scaffold_fn else None
         return EstimatorSpec(
             mode=self.mode,
@@ -131,6 +137,16 @@ class TPUEstimatorSpec(collections.namedtuple("TPUEstimatorSpec", _FIELDS)):
             export_outputs=self.export_outputs,
             scaffold=scaffold,
             training_hooks=self.training_hooks,
-            evaluation_hooks=self.evaluation_hooks,
-            prediction_hooks=self.prediction_hooks,
+            evaluation_hooks=self.evaluation_hooks + hooks,
+            prediction_hooks=self.prediction_hooks + hooks,
         )
+
+
+class _HostCallHook(tf.compat.v1.train.SessionRunHook):
+    """Runs a host_call's ops on every evaluation or prediction step."""
+
+    def __init__(self, ops: list) -> None:
+        self._ops = ops
+
+    def before_run(self, run_context: Any) -> Any:
+        return tf.compat.v1.train.SessionRunArgs(self._ops)
