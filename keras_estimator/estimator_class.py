@@ -324,7 +324,7 @@ class Estimator:
                     loop = tf.function(step_fn, autograph=False)
                     loop.get_concrete_function(dataset.element_spec)
                 else:
-                    loop = model.make_loop(step_fn, out_specs)
+                    loop = model.make_loop(step_fn, out_specs, strategy)
                     loop.get_concrete_function(iterator_spec(dataset), tf.TensorSpec([], tf.int64))
         finally:
             model.hook_runner = None

@@ -101,7 +101,7 @@ def _validate_predictions(predictions: Any, mode: str) -> Any:
     return predictions
 
 
-def _validate_hooks(hooks: Any) -> tuple:
+def validate_spec_hooks(hooks: Any) -> tuple:
     hooks = tuple(hooks or [])
     for hook in hooks:
         if not isinstance(hook, tf.compat.v1.train.SessionRunHook):
@@ -194,11 +194,11 @@ class EstimatorSpec(collections.namedtuple("EstimatorSpec", _FIELDS)):
             train_op=_validate_train_op(train_op, mode),
             eval_metric_ops=_validate_eval_metric_ops(eval_metric_ops),
             export_outputs=_validate_export_outputs(export_outputs, predictions, mode),
-            training_chief_hooks=_validate_hooks(training_chief_hooks),
-            training_hooks=_validate_hooks(training_hooks),
+            training_chief_hooks=validate_spec_hooks(training_chief_hooks),
+            training_hooks=validate_spec_hooks(training_hooks),
             scaffold=_validate_scaffold(scaffold),
-            evaluation_hooks=_validate_hooks(evaluation_hooks),
-            prediction_hooks=_validate_hooks(prediction_hooks),
+            evaluation_hooks=validate_spec_hooks(evaluation_hooks),
+            prediction_hooks=validate_spec_hooks(prediction_hooks),
         )
 
     def _replace(self, **kwds: Any) -> EstimatorSpec:

@@ -46,7 +46,6 @@ class GlobalStepVariable(resource_variable_ops.ResourceVariable):
                 return cls()
 
         def component(next_creator: Any, **kwargs: Any) -> tf.Variable:
-            kwargs.pop("experimental_enable_variable_lifting", None)
             return cls(**{k: v for k, v in kwargs.items() if k in _RESOURCE_VARIABLE_ARGS})
 
         # The strategy's creator (inner) places a component per device through ours (outer).

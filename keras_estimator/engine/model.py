@@ -94,29 +94,22 @@ class _DistributedLoop:
         return concrete
 
     def __call__(self, iterator: Any, num_steps: tf.Tensor) -> tuple[tf.Tensor, Any]:
-        steps = int(num_steps)
+        steps = int(num_steps)  # >= 1: the training loop never asks for none
         before = int(self._global_step.numpy())
         try:
-            if self._one_per_call and steps > 1:
-                for _ in range(steps):
-                    outputs = self._one(iterator)
-            elif steps == 1:
-                outputs = self._one(iterator)
-            elif steps > 1:
+            if steps > 1 and not self._one_per_call:
                 outputs = self._many(iterator, tf.constant(steps, tf.int64))
             else:
-                outputs = self._last
+                for _ in range(steps):
+                    outputs = self._one(iterator)
         except (tf.errors.OutOfRangeError, StopIteration):
             ran = int(self._global_step.numpy()) - before
-            outputs = (
-                self._last if self._last is not None else tf.nest.map_structure(_zeros, self._specs)
+            last = self._last or tf.nest.map_structure(_zeros, self._specs)
+            return tf.constant(ran, tf.int64), dict(
+                last, **{GLOBAL_STEP_KEY: self._global_step.read_value()}
             )
-            outputs = dict(outputs, **{GLOBAL_STEP_KEY: self._global_step.read_value()})
-            return tf.constant(ran, tf.int64), outputs
-        if outputs is None:
-            outputs = tf.nest.map_structure(_zeros, self._specs)
         self._last = outputs
-        return tf.constant(max(steps, 0), tf.int64), outputs
+        return tf.constant(steps, tf.int64), outputs
 
 
 def _zeros(spec: tf.TensorSpec) -> tf.Tensor:
@@ -145,7 +138,6 @@ class EstimatorModel(keras.Model):
         # steps counted from the global step at which the current train() call started.
         self.summary_steps: int | None = None
         self.is_chief = True  # training_chief_hooks run on the chief only
-        self._one_step_per_call = False  # set by make_step for multi-worker strategies
         with tf.init_scope():
             self.train_call_start = tf.Variable(0, dtype=tf.int64, trainable=False)
 
@@ -281,8 +273,6 @@ class EstimatorModel(keras.Model):
         train_op or an optimizer built unconditionally in the model_fn does not run.
         """
         if mode == ModeKeys.TRAIN and strategy is not None:
-            in_multi_worker = getattr(strategy.extended, "_in_multi_worker_mode", lambda: False)
-            self._one_step_per_call = bool(in_multi_worker())
             return self._distributed_train_step(strategy), None
         if mode == ModeKeys.TRAIN:
             step_fn = tf.function(self.train_step, autograph=False)
@@ -311,9 +301,12 @@ class EstimatorModel(keras.Model):
 
         return run, _output_specs(raw["outputs"])
 
-    def make_loop(self, step_fn: Callable, out_specs: Any) -> Any:
-        if out_specs is None:
-            return _DistributedLoop(step_fn, self._ke_global_step, self._one_step_per_call)
+    def make_loop(
+        self, step_fn: Callable, out_specs: Any, strategy: tf.distribute.Strategy | None = None
+    ) -> Any:
+        if strategy is not None:  # make_step gave the distributed step, no specs
+            in_multi_worker = getattr(strategy.extended, "_in_multi_worker_mode", lambda: False)
+            return _DistributedLoop(step_fn, self._ke_global_step, bool(in_multi_worker()))
         return self._make_chunked_loop(step_fn, out_specs)
 
     def _make_chunked_loop(self, step_fn: Callable, out_specs: Any) -> Callable:

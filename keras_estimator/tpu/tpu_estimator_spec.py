@@ -9,7 +9,7 @@ from typing import Any
 import tensorflow as tf
 
 from keras_estimator._fn_args import fn_args
-from keras_estimator.spec import EstimatorSpec
+from keras_estimator.spec import EstimatorSpec, validate_spec_hooks
 
 _FIELDS = [
     "mode",
@@ -88,12 +88,6 @@ class TPUEstimatorSpec(collections.namedtuple("TPUEstimatorSpec", _FIELDS)):
             _validate_host_call("eval_metrics", eval_metrics)
         if host_call is not None:
             _validate_host_call("host_call", host_call)
-        training_hooks = tuple(training_hooks or [])
-        evaluation_hooks = tuple(evaluation_hooks or [])
-        prediction_hooks = tuple(prediction_hooks or [])
-        for hook in training_hooks + evaluation_hooks + prediction_hooks:
-            if not isinstance(hook, tf.compat.v1.train.SessionRunHook):
-                raise TypeError(f"All hooks must be SessionRunHook instances, given: {hook}")
         return super().__new__(
             cls,
             mode=mode,
@@ -104,9 +98,9 @@ class TPUEstimatorSpec(collections.namedtuple("TPUEstimatorSpec", _FIELDS)):
             export_outputs=export_outputs,
             scaffold_fn=scaffold_fn,
             host_call=host_call,
-            training_hooks=training_hooks,
-            evaluation_hooks=evaluation_hooks,
-            prediction_hooks=prediction_hooks,
+            training_hooks=validate_spec_hooks(training_hooks),
+            evaluation_hooks=validate_spec_hooks(evaluation_hooks),
+            prediction_hooks=validate_spec_hooks(prediction_hooks),
         )
 
     def as_estimator_spec(self) -> EstimatorSpec:
