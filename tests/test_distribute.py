@@ -103,11 +103,25 @@ def test_input_context_and_hooks_under_mirrored(tmp_path, regression_data):
         def after_run(self, run_context, run_values):
             steps.append(int(run_values.results))
 
+    class StepByNameHook(tf.train.SessionRunHook):
+        def __init__(self):
+            self.seen = []
+
+        def before_run(self, run_context):
+            return tf.train.SessionRunArgs(["global_step:0", "linear/kernel:0"])
+
+        def after_run(self, run_context, run_values):
+            self.seen.append(int(run_values.results[0]))
+            self.kernel_shape = run_values.results[1].shape
+
     strategy = tf2.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
     est = make_estimator(tmp_path, strategy)
-    est.train(input_fn, steps=3, hooks=[StepHook()])
+    by_name = StepByNameHook()
+    est.train(input_fn, steps=3, hooks=[StepHook(), by_name])
     assert contexts == [(1, 0, 2, 8)]
     assert steps == [1, 2, 3]  # the global step counts global steps, once each
+    assert by_name.seen == [1, 2, 3]  # fetches by variable name resolve under the strategy
+    assert by_name.kernel_shape == (4, 1)
     assert est.get_variable_value("global_step") == 3
 
 

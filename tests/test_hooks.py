@@ -93,6 +93,39 @@ def test_logging_tensor_hook_from_the_model_fn_logs_by_tensor_and_name(tmp_path,
     assert doubled == pytest.approx(2 * loss, rel=1e-5)
 
 
+class FetchByVariableNameHook(tf.train.SessionRunHook):
+    """Fetches variables by their TF1 names, as TF1-era hooks did with ref variables."""
+
+    def __init__(self, names):
+        self.names, self.seen = names, []
+
+    def begin(self):
+        self.global_step = tf.train.get_global_step()
+
+    def before_run(self, run_context):
+        fetches = dict(self.names)
+        fetches["by_object"] = self.global_step
+        return tf.train.SessionRunArgs(fetches)
+
+    def after_run(self, run_context, run_values):
+        self.seen.append({k: np.array(v) for k, v in run_values.results.items()})
+
+
+def test_hooks_fetch_variables_by_name(tmp_path, toy_data):
+    # tf.estimator 2.15 fetched the resource *handle* for "global_step:0"; the values are
+    # what such TF1 code meant, so names give the variable's value here.
+    hook = FetchByVariableNameHook({"step": "global_step:0", "bias": "dense_1/bias:0"})
+    logging_hook = estimator.LoggingTensorHook({"step": "global_step"}, every_n_iter=1)
+    est = estimator.Estimator(classifier_model_fn, model_dir=str(tmp_path), params={})
+    est.train(train_fn(toy_data), steps=3, hooks=[hook, logging_hook])
+    assert [int(s["step"]) for s in hook.seen] == [int(s["by_object"]) for s in hook.seen]
+    assert len(hook.seen) == 3
+    assert hook.seen[0]["bias"].shape == (3,)
+    assert not np.allclose(hook.seen[0]["bias"], hook.seen[-1]["bias"])  # it trains
+    with pytest.raises(ValueError, match="not in the model_fn's graph"):
+        est.train(train_fn(toy_data), steps=1, hooks=[FetchByVariableNameHook({"x": "nope:0"})])
+
+
 def test_nan_tensor_hook_raises_and_keeps_the_last_good_checkpoint(tmp_path, toy_data):
     def model_fn(features, labels, mode, params):
         spec = classifier_model_fn(features, labels, mode, params)

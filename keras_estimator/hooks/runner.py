@@ -16,6 +16,7 @@ import keras
 import tensorflow as tf
 
 from keras_estimator.hooks.session import HookSession, fetch_id
+from keras_estimator.hooks.variable_names import variables_resolvable_by_name
 
 _V1 = tf.compat.v1
 
@@ -128,6 +129,12 @@ class HookRunner:
         self.saver_hooks = [h for h in hooks if is_saver_hook(h)]
         self._graph = graph
         self.session.global_step_tensors.add(id(global_step_read))
+        with variables_resolvable_by_name(graph):
+            outputs = self._begin_in_trace(graph)
+        self._first_outputs = outputs
+        return outputs
+
+    def _begin_in_trace(self, graph: tf.Graph) -> dict:
         outputs: dict[str, tf.Tensor] = {}
         context = _V1.train.SessionRunContext(_V1.train.SessionRunArgs(None), self.session)
         for hook in self.hooks:
@@ -152,7 +159,6 @@ class HookRunner:
                     key = f"hook_{len(outputs)}"
                     outputs[key] = _as_fetchable(fetch, graph)
                     self._keys[fetch_id(fetch)] = key
-        self._first_outputs = outputs
         return outputs
 
     def attached_to(self, graph: tf.Graph) -> bool:
@@ -178,7 +184,10 @@ class HookRunner:
         """
         self._pending = False  # a before_run left over from the last call is void
         context = _V1.train.SessionRunContext(_V1.train.SessionRunArgs(None), self.session)
-        with self._graph.as_default():
+        with (
+            self._graph.as_default(),
+            variables_resolvable_by_name(self._graph),
+        ):
             for hook in self.hooks:
                 hook.begin()
                 args = hook.before_run(context)
