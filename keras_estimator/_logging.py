@@ -8,7 +8,9 @@ Making `tensorflow` the parent of the `keras_estimator` logger keeps our own log
 
 from __future__ import annotations
 
+import contextlib
 import logging
+from collections.abc import Iterator
 
 LOGGER_NAME = "keras_estimator"
 
@@ -20,3 +22,18 @@ def follow_tensorflow_logger() -> None:
         logger.parent = tensorflow_logger
         # Levels are cached per logger; a new parent changes the effective level.
         logging.getLogger().manager._clear_cache()
+
+
+@contextlib.contextmanager
+def quiet_tf_warning(text: str) -> Iterator[None]:
+    """Hides one known TensorFlow warning (containing `text`) for the block."""
+
+    def keep(record: logging.LogRecord) -> bool:
+        return text not in record.getMessage()
+
+    tf_logger = logging.getLogger("tensorflow")
+    tf_logger.addFilter(keep)
+    try:
+        yield
+    finally:
+        tf_logger.removeFilter(keep)

@@ -7,32 +7,17 @@
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import os
-from collections.abc import Iterator
 from typing import Any
 
 import tensorflow as tf
 
+from keras_estimator._logging import quiet_tf_warning
+
 logger = logging.getLogger("keras_estimator")
 
 CHECKPOINT_BASENAME = "model.ckpt"
-
-
-@contextlib.contextmanager
-def _quiet_tf_warning(text: str) -> Iterator[None]:
-    """Hides one known TF deprecation warning (the TF1 name-based Saver is the point here)."""
-
-    def keep(record: logging.LogRecord) -> bool:
-        return text not in record.getMessage()
-
-    tf_logger = logging.getLogger("tensorflow")
-    tf_logger.addFilter(keep)
-    try:
-        yield
-    finally:
-        tf_logger.removeFilter(keep)
 
 
 class CheckpointMismatchError(tf.errors.NotFoundError, ValueError):
@@ -128,7 +113,7 @@ class CheckpointWriter:
     ) -> None:
         self.model_dir = model_dir
         self.basename = basename
-        with _quiet_tf_warning("Saver is deprecated"):
+        with quiet_tf_warning("Saver is deprecated"):
             self._saver = tf.compat.v1.train.Saver(
                 var_list={name: _saved_part(v) for name, v in variables.items()},
                 max_to_keep=keep_checkpoint_max,  # None or 0 keeps every checkpoint
@@ -138,11 +123,11 @@ class CheckpointWriter:
             )
         state = tf.train.get_checkpoint_state(model_dir)
         if state is not None:
-            with _quiet_tf_warning("get_checkpoint_mtimes"):
+            with quiet_tf_warning("get_checkpoint_mtimes"):
                 self._saver.recover_last_checkpoints(list(state.all_model_checkpoint_paths))
 
     def save(self, step: int) -> str:
         prefix = os.path.join(self.model_dir, self.basename)
         logger.info("Saving checkpoints for %d into %s.", step, prefix)
-        with _quiet_tf_warning("remove_checkpoint"):
+        with quiet_tf_warning("remove_checkpoint"):
             return self._saver.save(None, prefix, global_step=step, write_meta_graph=False)

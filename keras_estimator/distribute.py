@@ -13,6 +13,9 @@ from typing import Any
 
 import tensorflow as tf
 
+from keras_estimator import parameter_servers
+from keras_estimator.run_config import TaskType
+
 logger = logging.getLogger("keras_estimator")
 
 
@@ -40,6 +43,23 @@ def strategy_of(config: Any) -> tuple[tf.distribute.Strategy | None, frozenset[s
             "keras_estimator keeps one set of variables under one strategy. Expected the "
             "same strategy object for both (or eval_distribute=None)."
         )
+    if (
+        train is not None
+        and parameter_servers.has_parameter_servers(config)
+        and not parameter_servers.is_parameter_server_strategy(train)
+    ):
+        raise ValueError(
+            f"TF_CONFIG names ps tasks, but RunConfig train_distribute is a "
+            f"{type(train).__name__}, which does not use parameter servers. Expected "
+            "train_distribute=None (keras_estimator then uses ParameterServerStrategy) or a "
+            "tf.distribute.experimental.ParameterServerStrategy; or drop the ps tasks."
+        )
+    if train is None and parameter_servers.has_parameter_servers(config):
+        if config.task_type not in (TaskType.CHIEF, TaskType.MASTER):
+            return None, frozenset()  # workers and ps tasks serve the chief's steps
+        train = parameter_servers.make_parameter_server_strategy()
+    if parameter_servers.is_parameter_server_strategy(train) and evaluate is train:
+        evaluate = None  # evaluation runs on the coordinator (tf.estimator had no PS eval)
     if train is None and evaluate is not None:
         logger.info(
             "RunConfig eval_distribute without train_distribute: evaluation runs without a "
@@ -63,7 +83,9 @@ def iterator_spec(dataset: Any) -> tf.TypeSpec:
     """The type spec of an iterator over `dataset` (a tf.data or distributed dataset)."""
     if isinstance(dataset, tf.data.Dataset):
         return tf.data.IteratorSpec(dataset.element_spec)
-    return iter(dataset)._type_spec
+    spec = iter(dataset)._type_spec
+    # A per-worker iterator (ParameterServerStrategy): a scheduled step gets one worker's.
+    return getattr(spec, "_value_spec", spec)
 
 
 def first_replica(value: Any, strategy: tf.distribute.Strategy) -> Any:

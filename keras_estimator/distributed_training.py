@@ -2,7 +2,8 @@
 evaluates new checkpoints as they appear (sidecar evaluation), as in tf.estimator 2.15.
 
 Training across workers synchronises through the RunConfig's `train_distribute`
-strategy (MultiWorkerMirroredStrategy); parameter servers are not supported.
+strategy (MultiWorkerMirroredStrategy). With `ps` tasks, the chief coordinates a
+ParameterServerStrategy and the worker / ps tasks serve it (see parameter_servers.py).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any
 import tensorflow as tf
 
 from keras_estimator import checkpoints as ckpt_lib
+from keras_estimator import parameter_servers
 from keras_estimator.eval_and_export import evaluate_and_export
 from keras_estimator.run_config import TaskType
 
@@ -32,13 +34,12 @@ def run_task(estimator: Any, train_spec: Any, eval_spec: Any) -> tuple[Any, Any]
                 f"id 0).  Given task id {config.task_id}"
             )
         return run_evaluator(estimator, train_spec, eval_spec)
-    if task_type == TaskType.PS or config.num_ps_replicas:
-        raise NotImplementedError(
-            "Parameter-server training (TF_CONFIG with 'ps' tasks) is not supported by "
-            "keras_estimator. Expected a cluster of 'chief'/'worker' tasks (plus an optional "
-            "'evaluator') with RunConfig(train_distribute=tf.distribute."
-            "MultiWorkerMirroredStrategy()) in every training task."
-        )
+    if parameter_servers.has_parameter_servers(config) and task_type in (
+        TaskType.WORKER,
+        TaskType.PS,
+    ):
+        parameter_servers.serve(config, estimator.model_dir, train_spec.max_steps)
+        return None, None
     if task_type not in _TRAINING_TASKS:
         raise ValueError(
             f"Task type {task_type!r} in TF_CONFIG is not supported; expected one of "

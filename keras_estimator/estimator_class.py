@@ -14,7 +14,9 @@ import numpy as np
 import tensorflow as tf
 
 from keras_estimator import checkpoints as ckpt_lib
+from keras_estimator import parameter_servers
 from keras_estimator._fn_args import fn_args
+from keras_estimator._logging import quiet_tf_warning
 from keras_estimator._seeding import seeded_python_random
 from keras_estimator.distribute import iterator_spec, strategy_of
 from keras_estimator.engine.checkpoint_init import apply_checkpoint_initializers
@@ -29,7 +31,7 @@ from keras_estimator.hooks.session import HookSession
 from keras_estimator.inputs import call_input_fn
 from keras_estimator.mode_keys import ModeKeys
 from keras_estimator.predictions import select_keys, split_examples
-from keras_estimator.run_config import RunConfig
+from keras_estimator.run_config import RunConfig, TaskType
 from keras_estimator.scaffolds import check_scaffold, scaffold_saver
 from keras_estimator.session_config import apply_session_config
 from keras_estimator.spec import EstimatorSpec
@@ -182,6 +184,10 @@ class Estimator:
         strategy = self._strategy_for(mode)
         if strategy is None:
             return self._call_input_fn(input_fn, mode)
+        if parameter_servers.is_parameter_server_strategy(strategy):
+            return parameter_servers.per_worker_dataset(
+                strategy, lambda context: self._call_input_fn(input_fn, mode, context)
+            )
         return strategy.distribute_datasets_from_function(
             lambda context: self._call_input_fn(input_fn, mode, context)
         )
@@ -221,6 +227,12 @@ class Estimator:
     def _strategy_for(self, mode: str) -> tf.distribute.Strategy | None:
         """The strategy a mode runs under: train/eval_distribute; predict never had one."""
         return self._strategy if mode in self._distributed_modes else None
+
+    def _serves_the_chief(self) -> bool:
+        """A worker or ps task of a parameter-server cluster: it runs a server only."""
+        return parameter_servers.has_parameter_servers(self._config) and (
+            self._config.task_type not in (TaskType.CHIEF, TaskType.MASTER)
+        )
 
     def _scope(self, mode: str | None = None) -> contextlib.AbstractContextManager:
         """The strategy's scope for `mode` (None: for building variables), or nothing.
@@ -317,6 +329,9 @@ class Estimator:
                 self._scope(mode),
                 store.creating() as used,
                 writer.as_default() if writer is not None else contextlib.nullcontext(),
+                # ParameterServerStrategy warns that the step is traced on the coordinator:
+                # it is, once, before its concrete function is scheduled onto the workers.
+                quiet_tf_warning("invoked without using `ClusterCoordinator.schedule`"),
             ):
                 strategy = self._strategy_for(mode)
                 step_fn, out_specs = model.make_step(mode, dataset.element_spec, strategy)
@@ -406,6 +421,9 @@ class Estimator:
             raise ValueError(f"Must specify max_steps > 0, given: {max_steps}")
         hooks, callbacks = validate_hooks(hooks)
         listeners = validate_listeners(saving_listeners)
+        if self._serves_the_chief():
+            parameter_servers.serve(self._config, self._model_dir, max_steps)
+            return self
         checkpoint = self.latest_checkpoint()
         if max_steps is not None and checkpoint is not None:
             done = int(tf.train.load_variable(checkpoint, "global_step"))

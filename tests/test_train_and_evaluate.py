@@ -254,7 +254,6 @@ def test_needs_checkpoints_to_evaluate(tmp_path, toy_data):
 @pytest.mark.parametrize(
     "task, error, message",
     [
-        ({"type": "ps", "index": 0}, NotImplementedError, "Parameter-server training"),
         (
             {"type": "evaluator", "index": 1},
             ValueError,

@@ -11,7 +11,9 @@ import tensorflow as tf
 
 from keras_estimator.distribute import first_replica
 from keras_estimator.engine import metrics as metrics_lib
+from keras_estimator.engine.coordinated_loop import CoordinatedLoop
 from keras_estimator.engine.graph_scope import global_step_read, tf1_graph_scope
+from keras_estimator.engine.output_keys import GLOBAL_STEP_KEY, HOOKS_KEY, LOSS_KEY
 from keras_estimator.engine.summaries import summaries_every
 from keras_estimator.engine.variable_store import VariableStore
 from keras_estimator.mode_keys import ModeKeys
@@ -21,9 +23,6 @@ from keras_estimator.spec import EstimatorSpec
 from tensorflow.python.eager import wrap_function  # noqa: E402  isort: skip
 
 ModelFnCaller = Callable[[Any, Any, str], EstimatorSpec]
-LOSS_KEY = "loss"
-GLOBAL_STEP_KEY = "global_step"
-HOOKS_KEY = "__hooks__"  # step outputs the hooks asked for; not a metric name
 _ASSIGN_OPS = frozenset({"AssignAddVariableOp", "AssignVariableOp", "AssignSubVariableOp"})
 _CALL_OPS = frozenset(
     {"If", "StatelessIf", "While", "StatelessWhile", "PartitionedCall", "StatefulPartitionedCall"}
@@ -304,6 +303,8 @@ class EstimatorModel(keras.Model):
     def make_loop(
         self, step_fn: Callable, out_specs: Any, strategy: tf.distribute.Strategy | None = None
     ) -> Any:
+        if isinstance(strategy, tf.distribute.experimental.ParameterServerStrategy):
+            return CoordinatedLoop(step_fn, self._ke_global_step, strategy)
         if strategy is not None:  # make_step gave the distributed step, no specs
             in_multi_worker = getattr(strategy.extended, "_in_multi_worker_mode", lambda: False)
             return _DistributedLoop(step_fn, self._ke_global_step, bool(in_multi_worker()))

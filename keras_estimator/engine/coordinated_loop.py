@@ -1,0 +1,53 @@
+"""The training loop under ParameterServerStrategy: steps scheduled onto the workers.
+
+TF keeps one ClusterCoordinator per strategy, so constructing it again returns it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import tensorflow as tf
+
+from keras_estimator.engine.output_keys import GLOBAL_STEP_KEY
+
+
+class CoordinatedLoop:
+    """The training loop under ParameterServerStrategy: steps scheduled onto the workers.
+
+    A call schedules `num_steps` steps, waits for them and returns the last one's outputs,
+    as the other loops do. When a worker's input ends, the call ends with the steps that
+    ran (counted by the global step).
+    """
+
+    def __init__(self, step_fn: Callable, global_step: tf.Variable, strategy: Any) -> None:
+        self._global_step = global_step
+        self._coordinator = tf.distribute.experimental.coordinator.ClusterCoordinator(strategy)
+        self._one = tf.function(lambda iterator: step_fn(next(iterator)), autograph=False)
+        self._concrete: Any = None
+        self._last: Any = None
+
+    def get_concrete_function(self, iterator_spec: Any, steps_spec: Any = None) -> Any:
+        # Traced here, inside the Estimator's variable creator, once: scheduling the
+        # concrete function never traces the model_fn again (outside that creator).
+        self._concrete = self._one.get_concrete_function(iterator_spec)
+        return self._concrete
+
+    def __call__(self, iterator: Any, num_steps: tf.Tensor) -> tuple[tf.Tensor, Any]:
+        steps = int(num_steps)
+        before = int(self._global_step.numpy())
+        try:
+            results = [
+                self._coordinator.schedule(self._concrete, args=(iterator,)) for _ in range(steps)
+            ]
+            self._coordinator.join()
+            outputs = tf.nest.map_structure(tf.constant, results[-1].fetch())
+        except (tf.errors.OutOfRangeError, StopIteration):
+            ran = int(self._global_step.numpy()) - before
+            if self._last is None:
+                raise
+            last = dict(self._last, **{GLOBAL_STEP_KEY: self._global_step.read_value()})
+            return tf.constant(ran, tf.int64), last
+        self._last = outputs
+        return tf.constant(steps, tf.int64), outputs
