@@ -10,8 +10,12 @@ from keras_estimator._environment import check_environment as _check_environment
 
 _check_environment()
 
-from keras_estimator import experimental, export, tpu  # noqa: E402
+from keras_estimator import canned, experimental, export, tpu  # noqa: E402
 from keras_estimator._logging import follow_tensorflow_logger as _follow_tensorflow_logger  # noqa: E402,E501
+from keras_estimator.canned import *  # noqa: E402,F403  (tf.estimator.DNNClassifier, ...)
+from keras_estimator.canned import __all__ as _canned_names  # noqa: E402
+from keras_estimator.canned.heads import *  # noqa: E402,F403  (tf.estimator.BinaryClassHead, ...)
+from keras_estimator.canned.heads import __all__ as _head_names  # noqa: E402
 from keras_estimator.compat import install_v1_layers as _install_v1_layers  # noqa: E402
 from keras_estimator.estimator_class import Estimator  # noqa: E402
 from keras_estimator.hooks import *  # noqa: E402,F403  (tf.estimator re-exported the hooks)
@@ -36,10 +40,13 @@ __all__ = [
     "TrainSpec",
     "VocabInfo",
     "WarmStartSettings",
+    "canned",
     "experimental",
     "export",
     "set_progress_bar",
     "tpu",
     "train_and_evaluate",
     *_hook_names,
+    *_canned_names,
+    *_head_names,
 ]

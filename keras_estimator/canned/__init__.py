@@ -1,0 +1,20 @@
+"""Canned estimators, heads and optimizers over feature columns (tf.estimator 2.15)."""
+
+from keras_estimator.canned.baseline import BaselineClassifier, BaselineRegressor
+from keras_estimator.canned.dnn import DNNClassifier, DNNRegressor
+from keras_estimator.canned.dnn_linear_combined import (
+    DNNLinearCombinedClassifier,
+    DNNLinearCombinedRegressor,
+)
+from keras_estimator.canned.linear import LinearClassifier, LinearRegressor
+
+__all__ = [
+    "BaselineClassifier",
+    "BaselineRegressor",
+    "DNNClassifier",
+    "DNNLinearCombinedClassifier",
+    "DNNLinearCombinedRegressor",
+    "DNNRegressor",
+    "LinearClassifier",
+    "LinearRegressor",
+]

@@ -1,0 +1,155 @@
+"""DNNClassifier and DNNRegressor: feed-forward networks over feature columns."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any
+
+import tensorflow as tf
+
+from keras_estimator.canned import canned_model_fn, feature_inputs
+from keras_estimator.estimator_class import Estimator
+from keras_estimator.mode_keys import ModeKeys
+from keras_estimator.run_config import RunConfig
+
+_V1 = tf.compat.v1
+
+
+def _hidden_layer_summary(value: tf.Tensor, tag: str) -> None:
+    _V1.summary.scalar(f"{tag}/fraction_of_zero_values", tf.math.zero_fraction(value))
+    _V1.summary.histogram(f"{tag}/activation", value)
+
+
+def dnn_logits(
+    features: dict,
+    mode: str,
+    units: int,
+    hidden_units: list[int],
+    feature_columns: list,
+    activation_fn: Callable,
+    dropout: float | None,
+    batch_norm: bool,
+) -> tf.Tensor:
+    """The network under variable scope `dnn`, with tf.estimator's variable names."""
+    training = mode == ModeKeys.TRAIN
+    with _V1.variable_scope("dnn"):
+        net = feature_inputs.dense_input(features, feature_columns)
+        for index, width in enumerate(hidden_units):
+            name = f"hiddenlayer_{index}"
+            net = _V1.layers.dense(
+                net, width, activation=activation_fn, name=name,
+                kernel_initializer=_V1.glorot_uniform_initializer(),
+            )  # fmt: skip
+            if dropout is not None and training:
+                net = _V1.layers.dropout(net, rate=dropout, training=True)
+            if batch_norm:
+                with _V1.variable_scope(name):
+                    net = _V1.layers.batch_normalization(
+                        net, momentum=0.999, training=training, name=f"batchnorm_{index}"
+                    )
+            if training:
+                _hidden_layer_summary(net, f"dnn/{name}")
+        logits = _V1.layers.dense(
+            net, units, name="logits", kernel_initializer=_V1.glorot_uniform_initializer()
+        )
+        if training:
+            _hidden_layer_summary(logits, "dnn/logits")
+    return logits
+
+
+def _check_hidden_units(hidden_units: Any) -> list[int]:
+    if hidden_units is None or isinstance(hidden_units, int | str):
+        raise ValueError(
+            f"hidden_units must be a list of layer widths, e.g. [64, 32]; given {hidden_units!r}."
+        )
+    units = list(hidden_units)
+    if any(not isinstance(u, int) or u <= 0 for u in units):
+        raise ValueError(f"hidden_units must be positive integers; given {units}.")
+    return units
+
+
+def _check_dropout(dropout: Any) -> float | None:
+    if dropout is not None and not 0.0 <= float(dropout) < 1.0:
+        raise ValueError(f"dropout must be in [0, 1); given {dropout}.")
+    return dropout
+
+
+class _DNNEstimator(Estimator):
+    def __init__(self, head, hidden_units, feature_columns, model_dir, optimizer, activation_fn,
+                 dropout, config, warm_start_from, batch_norm) -> None:  # fmt: skip
+        hidden_units = _check_hidden_units(hidden_units)
+        columns = feature_inputs.check_feature_columns(feature_columns)
+        dropout = _check_dropout(dropout)
+        canned_model_fn.check_optimizer(optimizer)
+        self._head = head
+
+        def model_fn(features, labels, mode):
+            logits = dnn_logits(features, mode, head.logits_dimension, hidden_units, columns,
+                                activation_fn, dropout, batch_norm)  # fmt: skip
+            return canned_model_fn.spec_with_optimizers(
+                head, features, mode, logits, labels, [(optimizer, None, "dnn", False)]
+            )
+
+        super().__init__(model_fn, model_dir, config, warm_start_from=warm_start_from)
+
+
+class DNNClassifier(_DNNEstimator):
+    """A feed-forward classifier over feature columns, as `tf.estimator.DNNClassifier`.
+
+    Checkpoints use tf.estimator 2.15's names (`dnn/hiddenlayer_0/kernel`, `dnn/logits/bias`,
+    `training/Adagrad/...`), so a model_dir it wrote evaluates and resumes here.
+
+    Example:
+        >>> columns = [tf.feature_column.numeric_column(k) for k in ("a", "b")]
+        >>> est = DNNClassifier(hidden_units=[10, 10], feature_columns=columns, n_classes=3)
+        >>> est.train(input_fn, steps=100)
+    """
+
+    def __init__(
+        self,
+        hidden_units: list[int],
+        feature_columns: list,
+        model_dir: str | os.PathLike | None = None,
+        n_classes: int = 2,
+        weight_column: Any = None,
+        label_vocabulary: list[str] | None = None,
+        optimizer: Any = "Adagrad",
+        activation_fn: Callable = tf.nn.relu,
+        dropout: float | None = None,
+        config: RunConfig | None = None,
+        warm_start_from: Any = None,
+        loss_reduction: Any = "sum_over_batch_size",
+        batch_norm: bool = False,
+    ) -> None:
+        head = canned_model_fn.classification_head(n_classes, weight_column, label_vocabulary,
+                                                   loss_reduction)  # fmt: skip
+        super().__init__(head, hidden_units, feature_columns, model_dir, optimizer, activation_fn,
+                         dropout, config, warm_start_from, batch_norm)  # fmt: skip
+
+
+class DNNRegressor(_DNNEstimator):
+    """A feed-forward regressor over feature columns, as `tf.estimator.DNNRegressor`.
+
+    Example:
+        >>> est = DNNRegressor(hidden_units=[16], feature_columns=columns, label_dimension=1)
+    """
+
+    def __init__(
+        self,
+        hidden_units: list[int],
+        feature_columns: list,
+        model_dir: str | os.PathLike | None = None,
+        label_dimension: int = 1,
+        weight_column: Any = None,
+        optimizer: Any = "Adagrad",
+        activation_fn: Callable = tf.nn.relu,
+        dropout: float | None = None,
+        config: RunConfig | None = None,
+        warm_start_from: Any = None,
+        loss_reduction: Any = "sum_over_batch_size",
+        batch_norm: bool = False,
+    ) -> None:
+        head = canned_model_fn.regression_head(label_dimension, weight_column, loss_reduction)
+        super().__init__(head, hidden_units, feature_columns, model_dir, optimizer, activation_fn,
+                         dropout, config, warm_start_from, batch_norm)  # fmt: skip

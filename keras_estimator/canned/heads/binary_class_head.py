@@ -1,0 +1,133 @@
+"""BinaryClassHead: one logit per example, sigmoid cross-entropy."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import keras
+import tensorflow as tf
+
+from keras_estimator.canned.heads import base_head as base
+from keras_estimator.canned.heads import class_labels
+from keras_estimator.export.export_outputs import (
+    ClassificationOutput,
+    PredictOutput,
+    RegressionOutput,
+)
+
+
+class BinaryClassHead(base.Head):
+    """Two classes from one logit, as `tf.estimator.BinaryClassHead`.
+
+    Args:
+        weight_column: A feature key or numeric column weighting each example.
+        thresholds: Extra thresholds for accuracy / precision / recall metrics.
+        label_vocabulary: Two class names, when labels are strings.
+        loss_reduction: `"sum_over_batch_size"` (default) or `"sum"`.
+        loss_fn: Optional `loss_fn(labels, logits)` of per-example losses.
+        name: Suffix of the metric keys.
+
+    Example:
+        >>> head = BinaryClassHead()
+        >>> spec = head.create_estimator_spec(features, mode, logits, labels, optimizer="Adam")
+    """
+
+    logits_dimension = 1
+
+    def __init__(
+        self,
+        weight_column: Any = None,
+        thresholds: list[float] | None = None,
+        label_vocabulary: list[str] | None = None,
+        loss_reduction: Any = base.SUM_OVER_BATCH_SIZE,
+        loss_fn: Any = None,
+        name: str | None = None,
+    ) -> None:
+        super().__init__(weight_column, loss_reduction, loss_fn, name)
+        self._thresholds = tuple(thresholds or ())
+        for threshold in self._thresholds:
+            if not 0.0 < threshold < 1.0:
+                raise ValueError(f"thresholds not in (0, 1): {thresholds}.")
+        self._vocabulary = class_labels.check_vocabulary(label_vocabulary, 2)
+
+    def _processed_labels(self, logits: tf.Tensor, labels: Any) -> tf.Tensor:
+        return class_labels.class_ids(labels, 2, self._vocabulary)
+
+    def _unweighted_loss(self, labels: tf.Tensor, logits: tf.Tensor) -> tf.Tensor:
+        return tf.nn.sigmoid_cross_entropy_with_logits(
+            labels=tf.cast(labels, logits.dtype), logits=logits
+        )
+
+    def predictions(self, logits: tf.Tensor, keys: list | None = None) -> dict:
+        logits = self._check_logits(logits)
+        with tf.name_scope("predictions"):
+            two_class = tf.concat([tf.zeros_like(logits), logits], axis=-1)
+            ids = tf.argmax(two_class, axis=-1, output_type=tf.int64)[:, tf.newaxis]
+            all_ids, all_names = class_labels.all_classes(logits, 2, self._vocabulary)
+            predictions = {
+                base.LOGITS: logits,
+                base.LOGISTIC: tf.sigmoid(logits, name=base.LOGISTIC),
+                base.PROBABILITIES: tf.nn.softmax(two_class, name=base.PROBABILITIES),
+                base.CLASS_IDS: ids,
+                base.CLASSES: class_labels.class_names(ids, 2, self._vocabulary),
+                base.ALL_CLASS_IDS: all_ids,
+                base.ALL_CLASSES: all_names,
+            }
+        return {k: v for k, v in predictions.items() if keys is None or k in keys}
+
+    def _eval_metrics(self, labels, logits, predictions, weights, unweighted) -> dict:
+        labels_f = tf.cast(labels, tf.float32)
+        logistic = predictions[base.LOGISTIC]
+        ids = predictions[base.CLASS_IDS]
+        metrics: dict[str, Any] = {
+            base.LOSS_MEAN: base.weighted_mean(base.LOSS_MEAN, unweighted, weights),
+            base.ACCURACY: base.updated(
+                keras.metrics.Accuracy(name=base.ACCURACY), labels, ids, weights
+            ),  # fmt: skip
+            base.PRECISION: base.updated(
+                keras.metrics.Precision(name=base.PRECISION),
+                labels_f,
+                tf.cast(ids, tf.float32),
+                weights,
+            ),  # fmt: skip
+            base.RECALL: base.updated(
+                keras.metrics.Recall(name=base.RECALL), labels_f, tf.cast(ids, tf.float32), weights
+            ),  # fmt: skip
+            base.PREDICTION_MEAN: base.weighted_mean(base.PREDICTION_MEAN, logistic, weights),
+            base.LABEL_MEAN: base.weighted_mean(base.LABEL_MEAN, labels_f, weights),
+            base.AUC: base.updated(
+                keras.metrics.AUC(name=base.AUC, num_thresholds=200), labels_f, logistic, weights
+            ),  # fmt: skip
+            base.AUC_PR: base.updated(
+                keras.metrics.AUC(name=base.AUC_PR, curve="PR", num_thresholds=200),
+                labels_f,
+                logistic,
+                weights,
+            ),  # fmt: skip
+        }
+        baseline = base.AccuracyBaseline(name=base.ACCURACY_BASELINE)
+        baseline.update_state(labels_f, sample_weight=weights)
+        metrics[base.ACCURACY_BASELINE] = baseline
+        for threshold in self._thresholds:
+            suffix = f"positive_threshold_{threshold:g}"
+            metrics[f"{base.ACCURACY}/{suffix}"] = base.updated(
+                keras.metrics.BinaryAccuracy(threshold=threshold), labels_f, logistic, weights
+            )
+            metrics[f"{base.PRECISION}/{suffix}"] = base.updated(
+                keras.metrics.Precision(thresholds=threshold), labels_f, logistic, weights
+            )
+            metrics[f"{base.RECALL}/{suffix}"] = base.updated(
+                keras.metrics.Recall(thresholds=threshold), labels_f, logistic, weights
+            )
+        return metrics
+
+    def _export_outputs(self, predictions: dict) -> dict:
+        classification = ClassificationOutput(
+            scores=predictions[base.PROBABILITIES], classes=predictions[base.ALL_CLASSES]
+        )
+        return {
+            base.SERVING_DEFAULT: classification,
+            base.CLASSIFY: classification,
+            base.REGRESS: RegressionOutput(value=predictions[base.LOGISTIC]),
+            base.PREDICT: PredictOutput(predictions),
+        }

@@ -1,0 +1,125 @@
+"""MultiLabelHead: any subset of n_classes per example, sigmoid cross-entropy per class."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import keras
+import tensorflow as tf
+
+from keras_estimator.canned.heads import base_head as base
+from keras_estimator.canned.heads import class_labels
+from keras_estimator.export.export_outputs import ClassificationOutput, PredictOutput
+
+
+class MultiLabelHead(base.Head):
+    """Several labels per example, as `tf.estimator.MultiLabelHead`.
+
+    Labels are a multi-hot `[batch, n_classes]` tensor of 0/1, or a SparseTensor of class
+    ids (or of vocabulary strings with `label_vocabulary`). The per-example loss is the
+    sigmoid cross-entropy averaged over the classes.
+
+    Args:
+        n_classes: Number of classes, > 1.
+        weight_column: A feature key or numeric column weighting each example.
+        thresholds: Extra thresholds for accuracy / precision / recall metrics.
+        label_vocabulary: Class names, when labels are strings.
+        loss_reduction: `"sum_over_batch_size"` (default) or `"sum"`.
+        loss_fn: Optional `loss_fn(labels, logits)` of per-example losses.
+        name: Suffix of the metric keys.
+
+    Example:
+        >>> head = MultiLabelHead(n_classes=4)
+    """
+
+    def __init__(
+        self,
+        n_classes: int,
+        weight_column: Any = None,
+        thresholds: list[float] | None = None,
+        label_vocabulary: list[str] | None = None,
+        loss_reduction: Any = base.SUM_OVER_BATCH_SIZE,
+        loss_fn: Any = None,
+        name: str | None = None,
+    ) -> None:
+        if n_classes is None or n_classes < 2:
+            raise ValueError(f"n_classes must be > 1 for multi-label classification. Given: "
+                             f"{n_classes}")  # fmt: skip
+        super().__init__(weight_column, loss_reduction, loss_fn, name)
+        self._n_classes = n_classes
+        self._thresholds = tuple(thresholds or ())
+        self._vocabulary = class_labels.check_vocabulary(label_vocabulary, n_classes)
+
+    @property
+    def logits_dimension(self) -> int:  # type: ignore[override]
+        return self._n_classes
+
+    def _processed_labels(self, logits: tf.Tensor, labels: Any) -> tf.Tensor:
+        if isinstance(labels, tf.SparseTensor):
+            values = labels.values
+            if self._vocabulary is not None:
+                matches = tf.equal(values[:, None], tf.constant(self._vocabulary)[None, :])
+                values = tf.argmax(tf.cast(matches, tf.int32), axis=1, output_type=tf.int64)
+            ids = tf.SparseTensor(labels.indices, tf.cast(values, tf.int64), labels.dense_shape)
+            hot = tf.reduce_max(
+                tf.one_hot(tf.sparse.to_dense(ids, default_value=-1), self._n_classes), axis=1
+            )
+            return hot
+        labels = tf.cast(tf.convert_to_tensor(labels), tf.float32)
+        self._check_label_shape(labels, self._n_classes)
+        return labels
+
+    def _unweighted_loss(self, labels: tf.Tensor, logits: tf.Tensor) -> tf.Tensor:
+        loss = tf.nn.sigmoid_cross_entropy_with_logits(labels=labels, logits=logits)
+        return tf.reduce_mean(loss, axis=-1, keepdims=True)
+
+    def predictions(self, logits: tf.Tensor, keys: list | None = None) -> dict:
+        logits = self._check_logits(logits)
+        with tf.name_scope("predictions"):
+            _, all_names = class_labels.all_classes(logits, self._n_classes, self._vocabulary)
+            predictions = {
+                base.LOGITS: logits,
+                base.PROBABILITIES: tf.sigmoid(logits, name=base.PROBABILITIES),
+                base.ALL_CLASS_IDS: class_labels.all_classes(logits, self._n_classes, None)[0],
+                base.ALL_CLASSES: all_names,
+            }
+        return {k: v for k, v in predictions.items() if keys is None or k in keys}
+
+    def _eval_metrics(self, labels, logits, predictions, weights, unweighted) -> dict:
+        probabilities = predictions[base.PROBABILITIES]
+        class_weights = tf.broadcast_to(weights, tf.shape(probabilities))
+        metrics: dict[str, Any] = {
+            base.LOSS_MEAN: base.weighted_mean(base.LOSS_MEAN, unweighted, weights),
+            base.AUC: base.updated(
+                keras.metrics.AUC(name=base.AUC, num_thresholds=200),
+                labels,
+                probabilities,
+                class_weights,
+            ),  # fmt: skip
+            base.AUC_PR: base.updated(
+                keras.metrics.AUC(name=base.AUC_PR, curve="PR", num_thresholds=200),
+                labels,
+                probabilities,
+                class_weights,
+            ),  # fmt: skip
+        }
+        for threshold in self._thresholds:
+            suffix = f"positive_threshold_{threshold:g}"
+            for key, metric in (
+                (base.ACCURACY, keras.metrics.BinaryAccuracy(threshold=threshold)),
+                (base.PRECISION, keras.metrics.Precision(thresholds=threshold)),
+                (base.RECALL, keras.metrics.Recall(thresholds=threshold)),
+            ):
+                metrics[f"{key}/{suffix}"] = base.updated(metric, labels, probabilities,
+                                                          class_weights)  # fmt: skip
+        return metrics
+
+    def _export_outputs(self, predictions: dict) -> dict:
+        classification = ClassificationOutput(
+            scores=predictions[base.PROBABILITIES], classes=predictions[base.ALL_CLASSES]
+        )
+        return {
+            base.SERVING_DEFAULT: classification,
+            base.CLASSIFY: classification,
+            base.PREDICT: PredictOutput(predictions),
+        }

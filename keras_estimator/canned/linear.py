@@ -1,0 +1,91 @@
+"""LinearClassifier and LinearRegressor: one weight per feature value, Ftrl by default."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import tensorflow as tf
+
+from keras_estimator.canned import canned_model_fn, feature_inputs
+from keras_estimator.estimator_class import Estimator
+from keras_estimator.run_config import RunConfig
+
+_LEARNING_RATE = 0.2  # tf.estimator 2.15's learning rate for a named optimizer
+
+
+def linear_logits(features: dict, columns: list, units: int, sparse_combiner: str):
+    """The linear model under variable scope `linear` (tf.estimator's variable names)."""
+    with tf.compat.v1.variable_scope("linear"):
+        return feature_inputs.linear_logits(features, columns, units, sparse_combiner)
+
+
+class _LinearEstimator(Estimator):
+    def __init__(self, head, feature_columns, model_dir, optimizer, config, warm_start_from,
+                 sparse_combiner) -> None:  # fmt: skip
+        columns = feature_inputs.check_feature_columns(feature_columns)
+        canned_model_fn.check_optimizer(optimizer)
+        self._head = head
+
+        def model_fn(features, labels, mode):
+            logits = linear_logits(features, columns, head.logits_dimension, sparse_combiner)
+            return canned_model_fn.spec_with_optimizers(
+                head, features, mode, logits, labels,
+                [(optimizer, _LEARNING_RATE, "linear", False)],
+            )  # fmt: skip
+
+        super().__init__(model_fn, model_dir, config, warm_start_from=warm_start_from)
+
+
+class LinearClassifier(_LinearEstimator):
+    """A linear classifier over feature columns, as `tf.estimator.LinearClassifier`.
+
+    Variables are `linear/linear_model/<column>/weights` and `linear/linear_model/
+    bias_weights`, with Ftrl's slots under `training/Ftrl/`.
+
+    Example:
+        >>> est = LinearClassifier(feature_columns=[tf.feature_column.numeric_column("x")])
+        >>> est.train(input_fn, steps=100)
+    """
+
+    def __init__(
+        self,
+        feature_columns: list,
+        model_dir: str | os.PathLike | None = None,
+        n_classes: int = 2,
+        weight_column: Any = None,
+        label_vocabulary: list[str] | None = None,
+        optimizer: Any = "Ftrl",
+        config: RunConfig | None = None,
+        warm_start_from: Any = None,
+        loss_reduction: Any = "sum_over_batch_size",
+        sparse_combiner: str = "sum",
+    ) -> None:
+        head = canned_model_fn.classification_head(n_classes, weight_column, label_vocabulary,
+                                                   loss_reduction)  # fmt: skip
+        super().__init__(head, feature_columns, model_dir, optimizer, config, warm_start_from,
+                         sparse_combiner)  # fmt: skip
+
+
+class LinearRegressor(_LinearEstimator):
+    """A linear regressor over feature columns, as `tf.estimator.LinearRegressor`.
+
+    Example:
+        >>> est = LinearRegressor(feature_columns=columns, label_dimension=1)
+    """
+
+    def __init__(
+        self,
+        feature_columns: list,
+        model_dir: str | os.PathLike | None = None,
+        label_dimension: int = 1,
+        weight_column: Any = None,
+        optimizer: Any = "Ftrl",
+        config: RunConfig | None = None,
+        warm_start_from: Any = None,
+        loss_reduction: Any = "sum_over_batch_size",
+        sparse_combiner: str = "sum",
+    ) -> None:
+        head = canned_model_fn.regression_head(label_dimension, weight_column, loss_reduction)
+        super().__init__(head, feature_columns, model_dir, optimizer, config, warm_start_from,
+                         sparse_combiner)  # fmt: skip
