@@ -28,7 +28,7 @@ from keras_estimator.export.saved_model_writer import write_saved_model
 from keras_estimator.hooks.keras_callbacks import KerasCallbacks
 from keras_estimator.hooks.runner import HookRunner, validate_hooks, validate_listeners
 from keras_estimator.hooks.session import HookSession
-from keras_estimator.inputs import call_input_fn
+from keras_estimator.input_fn_calls import call_input_fn
 from keras_estimator.mode_keys import ModeKeys
 from keras_estimator.predictions import select_keys, split_examples
 from keras_estimator.run_config import RunConfig, TaskType

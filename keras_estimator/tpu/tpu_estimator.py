@@ -16,7 +16,7 @@ import tensorflow as tf
 
 from keras_estimator._fn_args import fn_args
 from keras_estimator.estimator_class import Estimator
-from keras_estimator.inputs import call_input_fn
+from keras_estimator.input_fn_calls import call_input_fn
 from keras_estimator.mode_keys import ModeKeys
 from keras_estimator.tpu.tpu_config import RunConfig, parse_iterations_per_loop
 from keras_estimator.tpu.tpu_estimator_spec import TPUEstimatorSpec

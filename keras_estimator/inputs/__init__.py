@@ -1,0 +1,1 @@
+"""input_fn helpers of canned-estimator tutorials (`tf.estimator.inputs`)."""
