@@ -10,7 +10,7 @@ from keras_estimator._environment import check_environment as _check_environment
 
 _check_environment()
 
-from keras_estimator import canned, experimental, export, tpu  # noqa: E402
+from keras_estimator import canned, experimental, export, inputs, tpu  # noqa: E402
 from keras_estimator._logging import follow_tensorflow_logger as _follow_tensorflow_logger  # noqa: E402,E501
 from keras_estimator.canned import *  # noqa: E402,F403  (tf.estimator.DNNClassifier, ...)
 from keras_estimator.canned import __all__ as _canned_names  # noqa: E402
@@ -43,6 +43,7 @@ __all__ = [
     "canned",
     "experimental",
     "export",
+    "inputs",
     "set_progress_bar",
     "tpu",
     "train_and_evaluate",

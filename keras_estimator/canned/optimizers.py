@@ -299,7 +299,8 @@ def _from_keras(optimizer: keras.optimizers.Optimizer) -> LegacyOptimizer | None
     cls = _FROM_KERAS.get(type(optimizer).__name__)
     if cls is None or type(optimizer).__module__.split(".")[0] != "keras":
         return None
-    config = optimizer.get_config()
+    with tf.init_scope():  # made inside a model_fn, its settings still read eagerly
+        config = optimizer.get_config()
     lr = optimizer._learning_rate  # a float variable or a LearningRateSchedule
     if not isinstance(lr, keras.optimizers.schedules.LearningRateSchedule):
         lr = float(config["learning_rate"])

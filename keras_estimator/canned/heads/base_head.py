@@ -14,6 +14,7 @@ from typing import Any
 import keras
 import tensorflow as tf
 
+from keras_estimator._fn_args import fn_args
 from keras_estimator.canned import optimizers as optimizers_lib
 from keras_estimator.mode_keys import ModeKeys
 from keras_estimator.spec import EstimatorSpec
@@ -99,6 +100,7 @@ class Head:
     """
 
     logits_dimension = 1
+    _weights_per_dimension = False  # regression heads also take [batch, label_dimension]
 
     def __init__(
         self,
@@ -141,6 +143,15 @@ class Head:
             return tf.ones_like(logits[:, :1])
         key = getattr(self._weight_column, "key", self._weight_column)
         weights = as_column(feature(features, key), tf.float32)
+        allowed = {1, logits.shape[-1]} if self._weights_per_dimension else {1}
+        if weights.shape.rank != 2 or weights.shape[-1] not in allowed:
+            raise ValueError(
+                "weights shape must be [D0, D1, ... DN] or [D0, D1, ... DN, 1]"
+                + (", or [D0, D1, ... DN, logits_dimension]" if self._weights_per_dimension
+                   else "")
+                + f". weights shape: {weights.shape}; logits shape: {logits.shape}. Expected "
+                f"one weight per example in feature {key!r}."
+            )  # fmt: skip
         return weights
 
     def _check_logits(self, logits: Any) -> tf.Tensor:
@@ -165,9 +176,12 @@ class Head:
                 "label. Otherwise, check the shape of your label."
             )
 
-    def _per_example(self, labels: tf.Tensor, logits: tf.Tensor) -> tf.Tensor:
+    def _per_example(self, labels: tf.Tensor, logits: tf.Tensor, features: Any) -> tf.Tensor:
         if self._loss_fn is not None:
-            loss = tf.convert_to_tensor(self._loss_fn(labels=labels, logits=logits))
+            kwargs = {"labels": labels, "logits": logits}
+            if "features" in fn_args(self._loss_fn):
+                kwargs["features"] = features
+            loss = tf.convert_to_tensor(self._loss_fn(**kwargs))
             return tf.reshape(tf.cast(loss, tf.float32), [tf.shape(logits)[0], -1])
         return self._unweighted_loss(labels, logits)
 
@@ -189,7 +203,7 @@ class Head:
         """The training loss: reduced weighted losses plus any regularization losses."""
         logits = self._check_logits(logits)
         processed = self._processed_labels(logits, labels)
-        unweighted = self._per_example(processed, logits)
+        unweighted = self._per_example(processed, logits, features)
         loss = self._reduce(unweighted, self._weights(features or {}, logits))
         if regularization_losses:
             loss = loss + tf.add_n(list(regularization_losses))
@@ -224,7 +238,7 @@ class Head:
             if labels is None:
                 raise ValueError(f"You must provide a labels Tensor. Given: None. ({mode})")
             processed = self._processed_labels(logits, labels)
-            unweighted = self._per_example(processed, logits)
+            unweighted = self._per_example(processed, logits, features)
             weights = self._weights(features, logits)
             loss = self._reduce(unweighted, weights)
             regularization = (

@@ -51,12 +51,21 @@ class BinaryClassHead(base.Head):
         self._vocabulary = class_labels.check_vocabulary(label_vocabulary, 2)
 
     def _processed_labels(self, logits: tf.Tensor, labels: Any) -> tf.Tensor:
-        return class_labels.class_ids(labels, 2, self._vocabulary)
+        """[batch, 1] float labels: class ids, or soft labels in [0, 1] kept as they are."""
+        column = base.as_column(labels)
+        if self._vocabulary is None and column.dtype.is_floating:
+            self._check_label_shape(column, 1)
+            checks = [
+                tf.debugging.assert_less_equal(column, tf.cast(1, column.dtype),
+                                               message="Labels must be <= n_classes - 1"),
+                tf.debugging.assert_non_negative(column, message="Labels must be >= 0."),
+            ]  # fmt: skip
+            with tf.control_dependencies(checks):
+                return tf.cast(column, tf.float32)
+        return tf.cast(class_labels.class_ids(labels, 2, self._vocabulary), tf.float32)
 
     def _unweighted_loss(self, labels: tf.Tensor, logits: tf.Tensor) -> tf.Tensor:
-        return tf.nn.sigmoid_cross_entropy_with_logits(
-            labels=tf.cast(labels, logits.dtype), logits=logits
-        )
+        return tf.nn.sigmoid_cross_entropy_with_logits(labels=labels, logits=logits)
 
     def predictions(self, logits: tf.Tensor, keys: list | None = None) -> dict:
         logits = self._check_logits(logits)
@@ -82,7 +91,10 @@ class BinaryClassHead(base.Head):
         metrics: dict[str, Any] = {
             base.LOSS_MEAN: base.weighted_mean(base.LOSS_MEAN, unweighted, weights),
             base.ACCURACY: base.updated(
-                keras.metrics.Accuracy(name=base.ACCURACY), labels, ids, weights
+                keras.metrics.Accuracy(name=base.ACCURACY),
+                labels_f,
+                tf.cast(ids, tf.float32),
+                weights,
             ),  # fmt: skip
             base.PRECISION: base.updated(
                 keras.metrics.Precision(name=base.PRECISION),

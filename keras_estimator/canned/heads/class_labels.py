@@ -28,7 +28,10 @@ def check_vocabulary(label_vocabulary: Any, n_classes: int) -> list[str] | None:
 
 
 def class_ids(labels: Any, n_classes: int, vocabulary: list[str] | None) -> tf.Tensor:
-    """[batch, 1] int64 class ids; an assertion fails on ids outside [0, n_classes)."""
+    """[batch, 1] int64 class ids; an assertion fails on ids outside [0, n_classes).
+
+    Binary float labels are the binary head's business (soft labels in [0, 1]).
+    """
     labels = as_column(labels)
     if labels.shape[-1] is not None and labels.shape[-1] != 1:
         raise ValueError(
@@ -54,10 +57,12 @@ def class_ids(labels: Any, n_classes: int, vocabulary: list[str] | None) -> tf.T
                 "Labels are strings but no label_vocabulary was given. Expected integer class "
                 "ids in [0, n_classes), or pass label_vocabulary=[...] naming the classes."
             )
-        if labels.dtype.is_floating:
-            ids = tf.cast(labels, tf.int64)
-        else:
-            ids = tf.cast(labels, tf.int64)
+        if labels.dtype.is_floating and n_classes > 2:
+            raise ValueError(
+                f"Labels dtype should be integer. Instead got {labels.dtype}. Expected class "
+                "ids in [0, n_classes) (cast them with tf.cast(labels, tf.int64))."
+            )
+        ids = tf.cast(labels, tf.int64)
         low = "Labels must be >= 0."
     checks = [
         tf.debugging.assert_less_equal(

@@ -27,6 +27,8 @@ class RegressionHead(base.Head):
         >>> spec = head.create_estimator_spec(features, mode, logits, labels, optimizer="Adam")
     """
 
+    _weights_per_dimension = True
+
     def __init__(
         self,
         label_dimension: int = 1,
