@@ -40,6 +40,15 @@ def check_feature_columns(feature_columns: Any, what: str = "feature_columns") -
                 f"Items of {what} must be a feature column (tf.feature_column.*). Given "
                 f"(type {type(column)}): {column}."
             )
+    for column in columns:
+        if "Sequence" in type(column).__name__:
+            raise ValueError(
+                f"Canned DNN and linear models do not take sequence columns (as in "
+                f"tf.estimator); {column.name} is a {type(column).__name__}. Expected numeric, "
+                "bucketized, categorical, crossed, weighted, indicator or embedding columns. "
+                "For sequences, write a model_fn with tf.keras.experimental.SequenceFeatures-"
+                "style processing of your own."
+            )
     names = [column.name for column in columns]
     duplicates = sorted({name for name in names if names.count(name) > 1})
     if duplicates:
@@ -78,13 +87,6 @@ def linear_logits(features: dict, columns: list, units: int, sparse_combiner: st
         raise ValueError(
             f"sparse_combiner must be one of 'sum', 'mean', 'sqrtn'; given {sparse_combiner!r}."
         )
-    for column in columns:
-        if "Sequence" in type(column).__name__:
-            raise ValueError(
-                f"Linear models do not take sequence columns; {column.name} is a "
-                f"{type(column).__name__}. Expected numeric, bucketized, categorical, crossed "
-                "or weighted categorical columns (use the sequence column in a DNN model)."
-            )
     with warnings.catch_warnings(), _deprecations_quiet():
         # linear_model runs on TF's private Keras 2 copy, whose deprecation notes
         # (`layer.updates`, `add_variable`) are about its own internals.

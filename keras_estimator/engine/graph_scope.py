@@ -14,6 +14,7 @@ import weakref
 from collections.abc import Iterator
 from typing import Any
 
+import keras
 import tensorflow as tf
 from keras.src.backend.common import global_state
 from tensorflow.python.ops import summary_ops_v2
@@ -92,6 +93,20 @@ def _summary_writers_kept(writers: list) -> contextlib.AbstractContextManager:
     return patched(writer_class, "__init__", init_and_keep)
 
 
+def _keras_metric_variables_local(store: VariableStore) -> contextlib.AbstractContextManager:
+    # A Keras metric's state is per evaluation, like a v1 metric's local variables: never
+    # restored from (or required in) a checkpoint, even when the model_fn creates a metric
+    # it does not return (a head's metric replaced through add_metrics, say).
+    original = keras.metrics.Metric.add_variable
+
+    def add_local_variable(self: Any, *args: Any, **kwargs: Any) -> Any:
+        variable = original(self, *args, **kwargs)
+        store.mark_local([getattr(variable, "_value", variable)])
+        return variable
+
+    return patched(keras.metrics.Metric, "add_variable", add_local_variable)
+
+
 @contextlib.contextmanager
 def tf1_graph_scope(store: VariableStore, global_step: tf.Variable) -> Iterator[tf.Graph]:
     """Runs a model_fn call as if it were building a fresh TF1 graph.
@@ -109,6 +124,7 @@ def tf1_graph_scope(store: VariableStore, global_step: tf.Variable) -> Iterator[
         recording_checkpoint_initializers(store.checkpoint_initializers),
         _savers_without_ops(),
         _summary_writers_kept(store.summary_writers),
+        _keras_metric_variables_local(store),
     ):
         # Re-entering the root scope by object restores the default-name counters on exit,
         # so a second call in the same graph (another replica) names layers the same.

@@ -143,6 +143,9 @@ class Head:
             return tf.ones_like(logits[:, :1])
         key = getattr(self._weight_column, "key", self._weight_column)
         weights = as_column(feature(features, key), tf.float32)
+        normalizer = getattr(self._weight_column, "normalizer_fn", None)
+        if normalizer is not None:  # a numeric_column's normalizer applies, as in tf.estimator
+            weights = tf.cast(normalizer(weights), tf.float32)
         allowed = {1, logits.shape[-1]} if self._weights_per_dimension else {1}
         if weights.shape.rank != 2 or weights.shape[-1] not in allowed:
             raise ValueError(
