@@ -149,3 +149,33 @@ def test_one_device_strategy_and_eval_distribute(tmp_path, regression_data):
         estimator.Estimator(
             linear_model_fn, config=estimator.RunConfig(train_distribute="mirrored"), params={}
         )
+
+
+@pytest.mark.parametrize("optimizer", ["Adagrad", lambda: tf2.keras.optimizers.Adam(0.05)])
+def test_canned_dnn_classifier_under_mirrored_equals_one_device(tmp_path, optimizer):
+    rng = np.random.RandomState(0)
+    x = rng.randn(64, 2).astype(np.float32)
+    y = (x[:, 0] > 0).astype(np.int64)
+    columns = [tf2.feature_column.numeric_column("a"), tf2.feature_column.numeric_column("b")]
+
+    def input_fn(batch):
+        return lambda: (
+            tf.data.Dataset.from_tensor_slices(({"a": x[:, 0], "b": x[:, 1]}, y))
+            .repeat()
+            .batch(batch)
+        )
+
+    weights = {}
+    for name, strategy, batch in (
+        ("single", None, 16),
+        ("mirrored", tf2.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"]), 8),
+    ):
+        est = estimator.DNNClassifier(
+            [4], columns, str(tmp_path / name), optimizer=optimizer,
+            config=estimator.RunConfig(train_distribute=strategy, tf_random_seed=3),
+        )  # fmt: skip
+        est.train(input_fn(batch), steps=3)
+        weights[name] = {n: est.get_variable_value(n) for n in est.get_variable_names()}
+    assert weights["single"].keys() == weights["mirrored"].keys()
+    for name, value in weights["single"].items():
+        np.testing.assert_allclose(weights["mirrored"][name], value, rtol=1e-5, atol=1e-7)

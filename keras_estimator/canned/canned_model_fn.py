@@ -8,7 +8,7 @@ import tensorflow as tf
 
 from keras_estimator.canned import optimizers as optimizers_lib
 from keras_estimator.canned.heads import BinaryClassHead, MultiClassHead, RegressionHead
-from keras_estimator.canned.heads.base_head import check_loss_reduction
+from keras_estimator.canned.heads.base_head import SUM_OVER_BATCH_SIZE, check_loss_reduction
 from keras_estimator.mode_keys import ModeKeys
 from keras_estimator.spec import EstimatorSpec
 
@@ -67,7 +67,8 @@ def spec_with_optimizers(
                 resolved.own_iterations = True
             variables = _V1.get_collection(_V1.GraphKeys.TRAINABLE_VARIABLES, scope=scope)
             if variables:
-                train_ops.append(optimizers_lib.minimize(resolved, loss, variables))
+                mean_loss = head.loss_reduction == SUM_OVER_BATCH_SIZE
+                train_ops.append(optimizers_lib.minimize(resolved, loss, variables, mean_loss))
         update_ops = _V1.get_collection(_V1.GraphKeys.UPDATE_OPS)
         return tf.group(*train_ops, *update_ops)
 

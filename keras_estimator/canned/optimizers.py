@@ -64,6 +64,12 @@ class LegacyOptimizer:
         return self.apply_gradients(pairs, global_step)
 
     def apply_gradients(self, pairs: list, global_step: tf.Variable | None) -> tf.Operation:
+        if _replicas() > 1:
+            # Every replica applies the summed gradients to its own copy of each variable
+            # (and slot), so the copies stay equal; tf.estimator summed them the same way.
+            context = tf.distribute.get_replica_context()
+            grads = context.all_reduce(tf.distribute.ReduceOp.SUM, [g for g, _ in pairs])
+            pairs = list(zip(grads, [v for _, v in pairs]))
         with _V1.variable_scope("training", reuse=_V1.AUTO_REUSE):
             with _V1.variable_scope(self.name, reuse=_V1.AUTO_REUSE):
                 hyper = {
@@ -368,12 +374,27 @@ def linear_learning_rate(num_columns: int, cap: float = 0.2) -> float:
     return min(cap, 1.0 / math.sqrt(max(num_columns, 1)))
 
 
-def minimize(optimizer: Any, loss: tf.Tensor, var_list: list) -> Any:
-    """Applies a resolved optimizer to `var_list`; returns the train_op part it makes."""
+def _replicas() -> int:
+    """Replicas training in sync when called in a strategy's replica context, else 1."""
+    if not tf.distribute.has_strategy() or tf.distribute.in_cross_replica_context():
+        return 1
+    return tf.distribute.get_replica_context().num_replicas_in_sync
+
+
+def minimize(optimizer: Any, loss: tf.Tensor, var_list: list, mean_loss: bool = True) -> Any:
+    """Applies a resolved optimizer to `var_list`; returns the train_op part it makes.
+
+    Under a strategy, replicas' gradients are summed, so a per-replica mean loss
+    (`mean_loss`, SUM_OVER_BATCH_SIZE) is divided by the number of replicas first, as
+    tf.estimator's heads did. v1 optimizers scale it themselves (the engine asks them to).
+    """
     global_step = _V1.train.get_global_step()
-    if isinstance(optimizer, LegacyOptimizer):
-        return optimizer.minimize(loss, global_step, var_list)
     if isinstance(optimizer, _V1.train.Optimizer):
         return optimizer.minimize(loss, var_list=var_list)
+    replicas = _replicas()
+    if mean_loss and replicas > 1:
+        loss = loss / float(replicas)
+    if isinstance(optimizer, LegacyOptimizer):
+        return optimizer.minimize(loss, global_step, var_list)
     grads = tf.gradients(loss, var_list)
     return optimizer.apply_gradients([(g, v) for g, v in zip(grads, var_list) if g is not None])

@@ -272,7 +272,9 @@ class Head:
             if variables is None:
                 variables = tf.compat.v1.trainable_variables()
             resolved = optimizers_lib.resolve_optimizer(optimizer, None)
-            train_op = optimizers_lib.minimize(resolved, loss, list(variables))
+            train_op = optimizers_lib.minimize(
+                resolved, loss, list(variables), self._loss_reduction == SUM_OVER_BATCH_SIZE
+            )
         else:
             train_op = train_op_fn(loss)
         if update_ops:
