@@ -1,5 +1,7 @@
 """RunConfig(train_distribute=MirroredStrategy) on two logical CPUs (see conftest.py)."""
 
+import functools
+
 import numpy as np
 import pytest
 import tensorflow as tf2
@@ -7,6 +9,14 @@ import tensorflow.compat.v1 as tf
 from helpers import dataset_input_fn
 
 import keras_estimator as estimator
+
+
+@functools.cache
+def mirrored_strategy():
+    """One MirroredStrategy for the whole module. TF 2.21 reuses collective instance keys
+    across MirroredStrategy objects in one process: a second strategy's all-reduce of a
+    different shape fails with "Shape mismatch in the collective instance 100"."""
+    return tf2.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
 
 
 def linear_model_fn(features, labels, mode, params):
@@ -46,7 +56,7 @@ def test_mirrored_training_equals_one_device_training_on_the_global_batch(
     tmp_path, regression_data
 ):
     x, y = regression_data
-    strategy = tf2.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
+    strategy = mirrored_strategy()
     mirrored = make_estimator(tmp_path / "mirrored", strategy)
     # input_fn's batches are per-replica batches, as with tf.estimator: 2 x 8 per step.
     mirrored.train(dataset_input_fn(x, y, 8), steps=100)
@@ -114,7 +124,7 @@ def test_input_context_and_hooks_under_mirrored(tmp_path, regression_data):
             self.seen.append(int(run_values.results[0]))
             self.kernel_shape = run_values.results[1].shape
 
-    strategy = tf2.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
+    strategy = mirrored_strategy()
     est = make_estimator(tmp_path, strategy)
     by_name = StepByNameHook()
     est.train(input_fn, steps=3, hooks=[StepHook(), by_name])
@@ -138,7 +148,7 @@ def test_one_device_strategy_and_eval_distribute(tmp_path, regression_data):
         rtol=1e-6,
     )
     # eval_distribute: evaluation reads the mirrored variables and sees every example.
-    strategy = tf2.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
+    strategy = mirrored_strategy()
     config = estimator.RunConfig(
         model_dir=str(tmp_path / "single"), train_distribute=strategy, eval_distribute=strategy
     )
@@ -168,7 +178,7 @@ def test_canned_dnn_classifier_under_mirrored_equals_one_device(tmp_path, optimi
     weights = {}
     for name, strategy, batch in (
         ("single", None, 16),
-        ("mirrored", tf2.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"]), 8),
+        ("mirrored", mirrored_strategy(), 8),
     ):
         est = estimator.DNNClassifier(
             [4], columns, str(tmp_path / name), optimizer=optimizer,

@@ -67,8 +67,14 @@ class LegacyOptimizer:
         if _replicas() > 1:
             # Every replica applies the summed gradients to its own copy of each variable
             # (and slot), so the copies stay equal; tf.estimator summed them the same way.
+            # (Reduced in a merge_call, as v1 optimizers do: a replica-context all_reduce
+            # uses collective ops whose instance keys clash across MirroredStrategy objects
+            # in one process.)
+            def sum_over_replicas(strategy: Any, pairs: list) -> list:
+                return strategy.extended.batch_reduce_to(tf.distribute.ReduceOp.SUM, pairs)
+
             context = tf.distribute.get_replica_context()
-            grads = context.all_reduce(tf.distribute.ReduceOp.SUM, [g for g, _ in pairs])
+            grads = context.merge_call(sum_over_replicas, args=(pairs,))
             pairs = list(zip(grads, [v for _, v in pairs]))
         with _V1.variable_scope("training", reuse=_V1.AUTO_REUSE):
             with _V1.variable_scope(self.name, reuse=_V1.AUTO_REUSE):
