@@ -311,3 +311,58 @@ def test_warm_start_from_another_dnn_classifier_with_vocabulary_remapping(tmp_pa
         new.get_variable_value("dnn/hiddenlayer_0/kernel"),
         old.get_variable_value("dnn/hiddenlayer_0/kernel"),
     )
+
+
+ALL_CANNED = {
+    "DNNClassifier": lambda d, c: estimator.DNNClassifier([8], c, d, n_classes=3),
+    "DNNRegressor": lambda d, c: estimator.DNNRegressor([8], c, d),
+    "LinearClassifier": lambda d, c: estimator.LinearClassifier(c, d, n_classes=3),
+    "LinearRegressor": lambda d, c: estimator.LinearRegressor(c, d),
+    "DNNLinearCombinedClassifier": lambda d, c: estimator.DNNLinearCombinedClassifier(
+        d, linear_feature_columns=c, dnn_feature_columns=c, dnn_hidden_units=[8], n_classes=3
+    ),
+    "DNNLinearCombinedRegressor": lambda d, c: estimator.DNNLinearCombinedRegressor(
+        d, linear_feature_columns=c, dnn_feature_columns=c, dnn_hidden_units=[8]
+    ),
+    "BaselineClassifier": lambda d, c: estimator.BaselineClassifier(d, n_classes=3),
+    "BaselineRegressor": lambda d, c: estimator.BaselineRegressor(d),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ALL_CANNED))
+def test_each_canned_estimator_trains_evaluates_predicts_exports_and_serves(tmp_path, iris, name):
+    x, y = iris
+    columns = [tf.feature_column.numeric_column(k) for k in KEYS]
+    classifier = name.endswith("Classifier")
+    labels = y if classifier else x[:, 3]
+    est = ALL_CANNED[name](str(tmp_path / "model"), columns)
+    est.train(train_input(x, labels), steps=20)
+    metrics = est.evaluate(eval_input(x, labels))
+    if classifier:
+        assert set(metrics) == {"accuracy", "average_loss", "loss", "global_step"}
+        assert 0.0 <= metrics["accuracy"] <= 1.0
+    else:
+        assert set(metrics) == REGRESSION_METRICS
+        np.testing.assert_allclose(metrics["label/mean"], labels.mean(), rtol=1e-5)
+    assert np.isfinite(metrics["average_loss"]) and metrics["global_step"] == 20
+
+    predictions = list(est.predict(predict_input(x[:3])))
+    if classifier:
+        assert set(predictions[0]) == {"logits", "probabilities", "class_ids", "classes",
+                                       "all_class_ids", "all_classes"}  # fmt: skip
+        assert predictions[0]["probabilities"].shape == (3,)
+        assert predictions[0]["class_ids"].shape == (1,)
+    else:
+        assert set(predictions[0]) == {"predictions"}
+        assert predictions[0]["predictions"].shape == (1,)
+
+    spec = tf.feature_column.make_parse_example_spec(columns)
+    receiver = estimator.export.build_parsing_serving_input_receiver_fn(spec)
+    loaded = tf.saved_model.load(est.export_saved_model(str(tmp_path / "export"), receiver))
+    served = loaded.signatures["predict"](examples=serialized_examples(x[:3]))
+    key = "probabilities" if classifier else "predictions"
+    np.testing.assert_allclose(
+        served[key].numpy(), [p[key] for p in predictions], rtol=1e-5, atol=1e-6
+    )
+    expected = {"serving_default", "predict", "classification" if classifier else "regression"}
+    assert set(loaded.signatures) == expected
