@@ -17,6 +17,7 @@ from keras_estimator.canned import __all__ as _canned_names  # noqa: E402
 from keras_estimator.canned.heads import *  # noqa: E402,F403  (tf.estimator.BinaryClassHead, ...)
 from keras_estimator.canned.heads import __all__ as _head_names  # noqa: E402
 from keras_estimator.compat import install_v1_layers as _install_v1_layers  # noqa: E402
+from keras_estimator.compat.install import install, uninstall  # noqa: E402
 from keras_estimator.estimator_class import Estimator  # noqa: E402
 from keras_estimator.hooks import *  # noqa: E402,F403  (tf.estimator re-exported the hooks)
 from keras_estimator.hooks import __all__ as _hook_names  # noqa: E402
@@ -44,6 +45,8 @@ __all__ = [
     "experimental",
     "export",
     "inputs",
+    "install",
+    "uninstall",
     "set_progress_bar",
     "tpu",
     "train_and_evaluate",

@@ -1,4 +1,4 @@
-"""Command line: `python -m keras_estimator demo` (more commands arrive with drop-in mode)."""
+"""Command line: `python -m keras_estimator demo | run SCRIPT.py [ARGS] | run -m MODULE`."""
 
 from __future__ import annotations
 
@@ -7,8 +7,28 @@ import logging
 import os
 import sys
 
+_RUN_USAGE = "usage: keras-estimator run SCRIPT.py [ARGS...] | run -m MODULE [ARGS...]\n"
+
+
+def _run(argv: list[str]) -> int:
+    """`run` takes everything after the script as the script's own arguments."""
+    from keras_estimator.script_runner import run_module, run_script
+
+    if not argv or argv[0] in ("-h", "--help"):
+        sys.stderr.write(_RUN_USAGE)
+        return 0 if argv else 2
+    if argv[0] == "-m":
+        if len(argv) < 2:
+            sys.stderr.write(_RUN_USAGE)
+            return 2
+        return run_module(argv[1], argv[2:])
+    return run_script(argv[0], argv[1:])
+
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] == "run":
+        return _run(argv[1:])
     parser = argparse.ArgumentParser(prog="keras-estimator", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     demo = sub.add_parser("demo", help="train, evaluate and predict on the bundled digits data")
@@ -17,6 +37,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     demo.add_argument("--steps", type=int, default=2000, help="training steps (default 2000)")
     demo.add_argument("--verbose", action="store_true", help="show the INFO log lines")
+    sub.add_parser("run", help="run a legacy tf.estimator script: run SCRIPT.py [ARGS...]")
     args = parser.parse_args(argv)
 
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")

@@ -1,0 +1,180 @@
+"""`install()` / `uninstall()`: legacy estimator imports resolve to keras_estimator.
+
+After `install()`:
+
+- `tf.estimator` and `tf.compat.v1.estimator` (with `.tpu`, `.export`, `.inputs`,
+  `.experimental`) are the `keras_estimator` package;
+- `tf.compat.v1.contrib` holds the estimator-adjacent pieces of `tf.contrib`
+  (`keras_estimator.compat.contrib`), also importable as `tensorflow.contrib`;
+- the modules legacy code imported directly (`tensorflow_estimator`,
+  `tensorflow_estimator.python.estimator.estimator`, `...model_fn`, `...run_config`,
+  `...export.export`, `...canned.dnn`, ..., and the same under
+  `tensorflow.python.estimator`) are importable and hold our classes.
+
+Nothing else about TensorFlow or Keras changes: only attributes and `sys.modules`
+entries that did not exist are added, and `uninstall()` removes exactly those.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import threading
+import types
+from typing import Any
+
+_lock = threading.Lock()
+_installed: dict[str, Any] | None = None  # what install() added, for uninstall()
+_MISSING = object()
+
+# Legacy module path (below the package roots) -> our module, or a list of our modules
+# whose public names the alias module re-exports.
+_MODULES: dict[str, Any] = {
+    "": "keras_estimator",
+    "estimator": "keras_estimator.estimator_class",
+    "estimator_lib": "keras_estimator",
+    "model_fn": ["keras_estimator.spec", "keras_estimator.mode_keys"],
+    "mode_keys": "keras_estimator.mode_keys",
+    "run_config": "keras_estimator.run_config",
+    "training": "keras_estimator.training",
+    "exporter": "keras_estimator.export.exporters",
+    "export": "keras_estimator.export",
+    "export.export": "keras_estimator.export.receivers",
+    "export.export_lib": "keras_estimator.export",
+    "export.export_output": "keras_estimator.export.export_outputs",
+    "canned": "keras_estimator.canned",
+    "canned.dnn": "keras_estimator.canned.dnn",
+    "canned.linear": "keras_estimator.canned.linear",
+    "canned.dnn_linear_combined": "keras_estimator.canned.dnn_linear_combined",
+    "canned.baseline": "keras_estimator.canned.baseline",
+    "canned.parsing_utils": "keras_estimator.canned.parsing_specs",
+    "canned.optimizers": "keras_estimator.canned.optimizers",
+    "head": "keras_estimator.canned.heads",
+    "extenders": "keras_estimator.canned.add_metrics",
+    "hooks": "keras_estimator.hooks",
+    "inputs": "keras_estimator.inputs",
+    "inputs.numpy_io": "keras_estimator.inputs.numpy_io",
+    "inputs.pandas_io": "keras_estimator.inputs.pandas_io",
+    "tpu": "keras_estimator.tpu",
+    "tpu.tpu_estimator": "keras_estimator.tpu",
+    "tpu.tpu_config": "keras_estimator.tpu.tpu_config",
+    "warm_starting_util": "keras_estimator.warm_start",
+    "api": None,
+    "api._v1": None,
+    "api._v1.estimator": "keras_estimator",
+    "api._v2": None,
+    "api._v2.estimator": "keras_estimator",
+}
+_ROOTS = ("tensorflow_estimator.python.estimator", "tensorflow.python.estimator")
+
+
+def _alias_module(name: str, sources: list[types.ModuleType] | None) -> types.ModuleType:
+    module = types.ModuleType(name, f"keras_estimator's stand-in for `{name}`.")
+    module.__path__ = []  # a package: its submodules are aliases too
+    for source in sources or []:
+        public = getattr(source, "__all__", None) or [
+            n for n in vars(source) if not n.startswith("_")
+        ]
+        for attr in public:
+            setattr(module, attr, getattr(source, attr))
+    return module
+
+
+def _legacy_modules() -> dict[str, types.ModuleType]:
+    """Every legacy module name -> the module object it should import as."""
+    modules: dict[str, types.ModuleType] = {}
+    for root in _ROOTS:
+        for suffix, target in _MODULES.items():
+            name = f"{root}.{suffix}" if suffix else root
+            if isinstance(target, str) and suffix:
+                modules[name] = importlib.import_module(target)
+            else:
+                sources = target if isinstance(target, list) else [target] if target else []
+                modules[name] = _alias_module(name, [importlib.import_module(s) for s in sources])
+    estimator = importlib.import_module("keras_estimator")
+    top = _alias_module("tensorflow_estimator", None)
+    top.estimator = estimator  # `from tensorflow_estimator import estimator`
+    modules["tensorflow_estimator"] = top
+    modules["tensorflow_estimator.python"] = _alias_module("tensorflow_estimator.python", None)
+    modules["tensorflow.contrib"] = importlib.import_module("keras_estimator.compat.contrib")
+    for sub in ("tpu", "data", "layers", "cluster_resolver"):
+        modules[f"tensorflow.contrib.{sub}"] = importlib.import_module(
+            f"keras_estimator.compat.contrib.{sub}"
+        )
+    return modules
+
+
+def _namespace_attributes() -> list[tuple[Any, str, Any]]:
+    """(module object, attribute, value) for `tf.estimator`, `tf.compat.v1.estimator`, ..."""
+    import tensorflow as tf
+
+    estimator = importlib.import_module("keras_estimator")
+    contrib = importlib.import_module("keras_estimator.compat.contrib")
+    importlib.import_module("tensorflow.compat.v1")
+    v1_modules = {id(tf.compat.v1): tf.compat.v1}
+    v1_modules.update({id(m): m for n, m in list(sys.modules.items()) if n.endswith("compat.v1")})
+    v2_modules = {id(tf): tf, id(tf.compat.v2): tf.compat.v2}
+    v2_modules.update({id(m): m for n, m in list(sys.modules.items()) if n.endswith("compat.v2")})
+    attributes = [(m, "estimator", estimator) for m in v2_modules.values()]
+    attributes += [(m, "estimator", estimator) for m in v1_modules.values()]
+    attributes += [(m, "contrib", contrib) for m in v1_modules.values()]
+    return attributes
+
+
+def _link_parents(modules: dict[str, types.ModuleType]) -> list[tuple[Any, str, Any]]:
+    """Each alias module as an attribute of its parent, as an import would leave it."""
+    links = []
+    for name, module in modules.items():
+        parent_name, _, child = name.rpartition(".")
+        parent = modules.get(parent_name) or sys.modules.get(parent_name)
+        if parent is not None:
+            links.append((parent, child, module))
+    return links
+
+
+def install() -> None:
+    """Makes legacy `tf.estimator` / `tensorflow_estimator` / `tf.contrib` code use us.
+
+    Idempotent and thread-safe; `uninstall()` reverses it.
+
+    Example:
+        >>> import keras_estimator; keras_estimator.install()
+        >>> import tensorflow.compat.v1 as tf
+        >>> est = tf.estimator.Estimator(model_fn)   # a keras_estimator.Estimator
+    """
+    global _installed
+    with _lock:
+        if _installed is not None:
+            return
+        modules = _legacy_modules()
+        added_modules = {name: m for name, m in modules.items() if name not in sys.modules}
+        attributes = _namespace_attributes() + _link_parents(added_modules)
+        previous = []
+        for owner, attr, value in attributes:
+            before = owner.__dict__.get(attr, _MISSING) if hasattr(owner, "__dict__") else _MISSING
+            if before is not _MISSING:
+                continue  # never replace what exists (e.g. a real tensorflow_estimator)
+            setattr(owner, attr, value)
+            previous.append((owner, attr))
+        sys.modules.update(added_modules)
+        _installed = {"modules": list(added_modules), "attributes": previous}
+
+
+def uninstall() -> None:
+    """Removes exactly what `install()` added. Idempotent and thread-safe."""
+    global _installed
+    with _lock:
+        if _installed is None:
+            return
+        for name in _installed["modules"]:
+            sys.modules.pop(name, None)
+        for owner, attr in _installed["attributes"]:
+            try:
+                delattr(owner, attr)
+            except AttributeError:
+                pass
+        _installed = None
+
+
+def is_installed() -> bool:
+    return _installed is not None
