@@ -366,3 +366,29 @@ def test_each_canned_estimator_trains_evaluates_predicts_exports_and_serves(tmp_
     )
     expected = {"serving_default", "predict", "classification" if classifier else "regression"}
     assert set(loaded.signatures) == expected
+
+
+def test_head_based_estimators(tmp_path, iris):
+    x, y = iris
+    columns = [tf.feature_column.numeric_column(k) for k in KEYS]
+    multi_hot = np.stack([y == 0, y == 1, y >= 1], axis=1).astype(np.float32)
+    for name, est in {
+        "dnn": estimator.DNNEstimator(
+            estimator.MultiLabelHead(3), [8], columns, str(tmp_path / "dnn")
+        ),  # fmt: skip
+        "linear": estimator.LinearEstimator(
+            estimator.MultiLabelHead(3), columns, str(tmp_path / "linear")
+        ),  # fmt: skip
+        "combined": estimator.DNNLinearCombinedEstimator(
+            estimator.MultiLabelHead(3),
+            str(tmp_path / "combined"),
+            linear_feature_columns=columns,
+            dnn_feature_columns=columns,
+            dnn_hidden_units=[8],
+        ),  # fmt: skip
+    }.items():
+        est.train(train_input(x, multi_hot), steps=30)
+        metrics = est.evaluate(eval_input(x, multi_hot))
+        assert {"auc", "auc_precision_recall", "average_loss", "loss"} <= set(metrics), name
+        prediction = next(iter(est.predict(predict_input(x[:2]))))
+        assert prediction["probabilities"].shape == (3,)

@@ -2,12 +2,13 @@
 
 from keras_estimator.canned.add_metrics import add_metrics
 from keras_estimator.canned.baseline import BaselineClassifier, BaselineRegressor
-from keras_estimator.canned.dnn import DNNClassifier, DNNRegressor
+from keras_estimator.canned.dnn import DNNClassifier, DNNEstimator, DNNRegressor
 from keras_estimator.canned.dnn_linear_combined import (
     DNNLinearCombinedClassifier,
+    DNNLinearCombinedEstimator,
     DNNLinearCombinedRegressor,
 )
-from keras_estimator.canned.linear import LinearClassifier, LinearRegressor
+from keras_estimator.canned.linear import LinearClassifier, LinearEstimator, LinearRegressor
 from keras_estimator.canned.parsing_specs import (
     classifier_parse_example_spec,
     regressor_parse_example_spec,
@@ -17,6 +18,9 @@ __all__ = [
     "BaselineClassifier",
     "BaselineRegressor",
     "DNNClassifier",
+    "DNNEstimator",
+    "DNNLinearCombinedEstimator",
+    "LinearEstimator",
     "DNNLinearCombinedClassifier",
     "DNNLinearCombinedRegressor",
     "DNNRegressor",

@@ -153,3 +153,28 @@ class DNNRegressor(_DNNEstimator):
         head = canned_model_fn.regression_head(label_dimension, weight_column, loss_reduction)
         super().__init__(head, hidden_units, feature_columns, model_dir, optimizer, activation_fn,
                          dropout, config, warm_start_from, batch_norm)  # fmt: skip
+
+
+class DNNEstimator(_DNNEstimator):
+    """A feed-forward network trained through any head, as `tf.estimator.DNNEstimator`.
+
+    Example:
+        >>> est = DNNEstimator(head=MultiLabelHead(n_classes=4), hidden_units=[16],
+        ...                    feature_columns=columns)
+    """
+
+    def __init__(
+        self,
+        head: Any,
+        hidden_units: list[int],
+        feature_columns: list,
+        model_dir: str | os.PathLike | None = None,
+        optimizer: Any = "Adagrad",
+        activation_fn: Callable = tf.nn.relu,
+        dropout: float | None = None,
+        config: RunConfig | None = None,
+        warm_start_from: Any = None,
+        batch_norm: bool = False,
+    ) -> None:
+        super().__init__(head, hidden_units, feature_columns, model_dir, optimizer, activation_fn,
+                         dropout, config, warm_start_from, batch_norm)  # fmt: skip

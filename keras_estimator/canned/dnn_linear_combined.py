@@ -142,3 +142,33 @@ class DNNLinearCombinedRegressor(_CombinedEstimator):
                          dnn_feature_columns, dnn_optimizer, dnn_hidden_units, dnn_activation_fn,
                          dnn_dropout, config, warm_start_from, batch_norm,
                          linear_sparse_combiner)  # fmt: skip
+
+
+class DNNLinearCombinedEstimator(_CombinedEstimator):
+    """Wide and deep logits trained through any head (`tf.estimator.DNNLinearCombinedEstimator`).
+
+    Example:
+        >>> est = DNNLinearCombinedEstimator(head=MultiLabelHead(3), linear_feature_columns=[a],
+        ...                                  dnn_feature_columns=[b], dnn_hidden_units=[8])
+    """
+
+    def __init__(
+        self,
+        head: Any,
+        model_dir: str | os.PathLike | None = None,
+        linear_feature_columns: list | None = None,
+        linear_optimizer: Any = "Ftrl",
+        dnn_feature_columns: list | None = None,
+        dnn_optimizer: Any = "Adagrad",
+        dnn_hidden_units: list[int] | None = None,
+        dnn_activation_fn: Callable = tf.nn.relu,
+        dnn_dropout: float | None = None,
+        config: RunConfig | None = None,
+        batch_norm: bool = False,
+        linear_sparse_combiner: str = "sum",
+        warm_start_from: Any = None,
+    ) -> None:
+        super().__init__(head, model_dir, linear_feature_columns, linear_optimizer,
+                         dnn_feature_columns, dnn_optimizer, dnn_hidden_units, dnn_activation_fn,
+                         dnn_dropout, config, warm_start_from, batch_norm,
+                         linear_sparse_combiner)  # fmt: skip

@@ -89,3 +89,24 @@ class LinearRegressor(_LinearEstimator):
         head = canned_model_fn.regression_head(label_dimension, weight_column, loss_reduction)
         super().__init__(head, feature_columns, model_dir, optimizer, config, warm_start_from,
                          sparse_combiner)  # fmt: skip
+
+
+class LinearEstimator(_LinearEstimator):
+    """A linear model trained through any head, as `tf.estimator.LinearEstimator`.
+
+    Example:
+        >>> est = LinearEstimator(head=PoissonRegressionHead(), feature_columns=columns)
+    """
+
+    def __init__(
+        self,
+        head: Any,
+        feature_columns: list,
+        model_dir: str | os.PathLike | None = None,
+        optimizer: Any = "Ftrl",
+        config: RunConfig | None = None,
+        warm_start_from: Any = None,
+        sparse_combiner: str = "sum",
+    ) -> None:
+        super().__init__(head, feature_columns, model_dir, optimizer, config, warm_start_from,
+                         sparse_combiner)  # fmt: skip
