@@ -1,4 +1,5 @@
-"""Command line: `python -m keras_estimator demo | run SCRIPT.py [ARGS] | run -m MODULE`."""
+"""Command line: `python -m keras_estimator demo | run SCRIPT.py [ARGS] | run -m MODULE |
+check PATH... [--format json]`."""
 
 from __future__ import annotations
 
@@ -25,6 +26,18 @@ def _run(argv: list[str]) -> int:
     return run_script(argv[0], argv[1:])
 
 
+def _check(paths: list[str], output_format: str) -> int:
+    from keras_estimator.migration import exit_status, format_json, format_text, scan_paths
+
+    try:
+        findings = scan_paths(paths)
+    except FileNotFoundError as exc:
+        sys.stderr.write(f"keras-estimator check: {exc}\n")
+        return 2
+    sys.stdout.write((format_json if output_format == "json" else format_text)(findings) + "\n")
+    return exit_status(findings)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv and argv[0] == "run":
@@ -38,7 +51,14 @@ def main(argv: list[str] | None = None) -> int:
     demo.add_argument("--steps", type=int, default=2000, help="training steps (default 2000)")
     demo.add_argument("--verbose", action="store_true", help="show the INFO log lines")
     sub.add_parser("run", help="run a legacy tf.estimator script: run SCRIPT.py [ARGS...]")
+    check = sub.add_parser(
+        "check", help="report which estimator / TF1 / tf.contrib APIs in PATHs are supported"
+    )
+    check.add_argument("paths", nargs="+", help="Python files, notebooks or directories")
+    check.add_argument("--format", choices=("text", "json"), default="text")
     args = parser.parse_args(argv)
+    if args.command == "check":
+        return _check(args.paths, args.format)
 
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     logging.basicConfig(

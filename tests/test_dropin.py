@@ -84,6 +84,36 @@ def test_contrib_pieces(installed, tmp_path):
     optimizer = v1.train.AdamOptimizer(0.1)
     assert contrib.tpu.CrossShardOptimizer(optimizer) is optimizer
 
+    # A BERT-era TPUEstimator written against tf.contrib.tpu trains on CPU.
+    def tpu_model_fn(features, labels, mode, params):
+        logits = v1.layers.dense(features["x"], 1)
+        loss = tf.reduce_mean(tf.square(logits[:, 0] - labels))
+        train_op = contrib.tpu.CrossShardOptimizer(v1.train.GradientDescentOptimizer(0.1)).minimize(
+            loss, v1.train.get_global_step()
+        )
+        return contrib.tpu.TPUEstimatorSpec(mode, loss=loss, train_op=train_op)
+
+    config = contrib.tpu.RunConfig(
+        model_dir=str(tmp_path / "tpu"),
+        tpu_config=contrib.tpu.TPUConfig(
+            iterations_per_loop=2,
+            per_host_input_for_training=contrib.tpu.InputPipelineConfig.PER_HOST_V2,
+        ),
+    )
+    tpu_est = contrib.tpu.TPUEstimator(tpu_model_fn, config=config, use_tpu=False,
+                                       train_batch_size=8)  # fmt: skip
+    xs = np.ones((32, 2), np.float32)
+
+    def tpu_input_fn(params):
+        return (
+            tf.data.Dataset.from_tensor_slices(({"x": xs}, xs[:, 0]))
+            .repeat()
+            .batch(params["batch_size"])
+        )
+
+    tpu_est.train(tpu_input_fn, max_steps=4)
+    assert tpu_est.get_variable_value("global_step") == 4
+
     dataset = tf.data.Dataset.range(10).apply(
         contrib.data.map_and_batch(lambda i: i * 2, batch_size=4, drop_remainder=True)
     )

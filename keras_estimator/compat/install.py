@@ -68,6 +68,11 @@ _MODULES: dict[str, Any] = {
 _ROOTS = ("tensorflow_estimator.python.estimator", "tensorflow.python.estimator")
 
 
+def legacy_module_suffixes() -> list[str]:
+    """The module paths below `tensorflow_estimator.python.estimator` that import as ours."""
+    return [suffix for suffix in _MODULES if suffix]
+
+
 def _alias_module(name: str, sources: list[types.ModuleType] | None) -> types.ModuleType:
     module = types.ModuleType(name, f"keras_estimator's stand-in for `{name}`.")
     module.__path__ = []  # a package: its submodules are aliases too

@@ -1,0 +1,126 @@
+"""`keras-estimator check`: the static migration report, and the support table kept honest."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from keras_estimator.migration import lookup, scan_paths, support_table
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+LEGACY_SOURCE = """\
+import tensorflow.compat.v1 as tf
+import tensorflow_estimator as tfe
+from tensorflow.contrib import layers as contrib_layers
+from tensorflow_estimator.python.estimator.canned import dnn
+
+def model_fn(features, labels, mode):
+    init = contrib_layers.xavier_initializer()
+    cell = tf.contrib.rnn.LSTMCell(10)
+    net = tf.layers.dense(features["x"], 4, kernel_initializer=init)
+    norm = tf.contrib.layers.layer_norm(net)
+    if mode == tf.estimator.ModeKeys.TRAIN:
+        opt = tf.train.AdamOptimizer(0.1)
+    return tf.estimator.EstimatorSpec(mode, loss=tf.losses.mean_squared_error(labels, net))
+
+est = tf.estimator.tpu.TPUEstimator(model_fn, use_tpu=False)
+trees = tf.estimator.BoostedTreesClassifier([], 1)
+other = dnn.DNNClassifier([4], [])
+"""
+
+
+def by_line(findings):
+    return {(f.line, f.api): f for f in findings}
+
+
+def test_scan_follows_imports_and_reports_status_with_replacements(tmp_path):
+    path = tmp_path / "legacy.py"
+    path.write_text(LEGACY_SOURCE)
+    found = by_line(scan_paths([str(path)]))
+    assert found[(2, "tensorflow_estimator")].status == "supported"
+    assert found[(3, "tf.contrib.layers")].status == "supported"
+    assert found[(4, "tensorflow_estimator")].status == "supported"
+    xavier = found[(7, "tf.contrib.layers.xavier_initializer")]
+    assert xavier.status == "unsupported" and "glorot_uniform" in xavier.replacement
+    rnn = found[(8, "tf.contrib.rnn.LSTMCell")]
+    assert rnn.status == "unsupported" and "keras.layers.LSTM" in rnn.replacement
+    assert found[(9, "tf.layers.dense")].status == "supported"
+    assert found[(10, "tf.contrib.layers.layer_norm")].status == "supported"
+    assert found[(11, "tf.estimator.ModeKeys.TRAIN")].status == "supported"
+    assert found[(12, "tf.train.AdamOptimizer")].status == "supported"
+    assert found[(13, "tf.estimator.EstimatorSpec")].status == "supported"
+    assert found[(15, "tf.estimator.tpu.TPUEstimator")].status == "caveat"
+    trees = found[(16, "tf.estimator.BoostedTreesClassifier")]
+    assert trees.status == "unsupported" and "Decision Forests" in trees.replacement
+    assert found[(17, "tf.estimator.DNNClassifier")].status == "supported"  # via an alias
+
+
+def check(*args, cwd=None):
+    return subprocess.run(
+        [sys.executable, "-m", "keras_estimator", "check", *args],
+        capture_output=True, text=True, timeout=120, cwd=cwd,
+        env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3"),
+    )  # fmt: skip
+
+
+def test_check_command_text_json_notebooks_and_exit_status(tmp_path):
+    bad = tmp_path / "legacy.py"
+    bad.write_text(LEGACY_SOURCE)
+    good = tmp_path / "good.py"
+    good.write_text("import tensorflow.compat.v1 as tf\nest = tf.estimator.Estimator(None)\n")
+    result = check(str(good))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "good.py:2: [ok] tf.estimator.Estimator" in result.stdout
+
+    result = check(str(tmp_path), "--format", "json")
+    assert result.returncode == 1
+    report = json.loads(result.stdout)
+    assert report["exit_status"] == 1
+    unsupported = {f["api"] for f in report["findings"] if f["status"] == "unsupported"}
+    assert unsupported == {"tf.contrib.layers.xavier_initializer", "tf.contrib.rnn.LSTMCell",
+                           "tf.estimator.BoostedTreesClassifier"}  # fmt: skip
+
+    notebook = tmp_path / "nb.ipynb"
+    notebook.write_text(json.dumps({"cells": [
+        {"cell_type": "markdown", "source": ["tf.contrib.foo"]},
+        {"cell_type": "code", "source": ["%matplotlib inline\n", "import tensorflow as tf\n"]},
+        {"cell_type": "code", "source": ["tf.contrib.slim.conv2d(x, 3)\n"]},
+    ]}))  # fmt: skip
+    result = check(str(notebook))
+    assert result.returncode == 1
+    assert "nb.ipynb:cell 3:1: [UNSUPPORTED] tf.contrib.slim.conv2d" in result.stdout
+
+    missing = check(str(tmp_path / "nope.py"))
+    assert missing.returncode == 2 and "No such file" in missing.stderr
+
+
+def _literal_words(pattern):
+    return [word for word in pattern.replace("*", ".").split(".") if word and word != "tf"]
+
+
+@pytest.mark.parametrize(
+    "entry", [e for e in support_table() if e["status"] in ("supported", "caveat")],
+    ids=lambda e: e["api"],
+)  # fmt: skip
+def test_every_supported_api_has_a_test_that_uses_it(entry):
+    if entry["status"] == "caveat" and "test" not in entry:
+        assert entry.get("note"), entry  # a caveat without a test must say what it is
+        return
+    test_file = os.path.join(ROOT, entry["test"])
+    assert os.path.isfile(test_file), entry
+    with open(test_file, encoding="utf-8") as f:
+        source = f.read()
+    last = _literal_words(entry["api"])[-1]
+    assert last in source, f"{entry['test']} does not use {entry['api']}"
+
+
+def test_unsupported_entries_say_what_to_do_instead():
+    for entry in support_table():
+        assert entry["status"] in ("supported", "caveat", "unsupported"), entry
+        if entry["status"] == "unsupported":
+            assert entry.get("replacement"), entry
+    assert lookup("tf.estimator.DNNClassifier")["status"] == "supported"
+    assert lookup("tf.contrib.nonexistent.thing")["status"] == "unsupported"
