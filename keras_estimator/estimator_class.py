@@ -25,6 +25,7 @@ from keras_estimator.engine.model import HOOKS_KEY, EstimatorModel
 from keras_estimator.engine.summaries import write_scalars
 from keras_estimator.engine.variable_store import VariableStore
 from keras_estimator.export.saved_model_writer import write_saved_model
+from keras_estimator.history import TrainingHistory
 from keras_estimator.hooks.keras_callbacks import KerasCallbacks
 from keras_estimator.hooks.runner import HookRunner, validate_hooks, validate_listeners
 from keras_estimator.hooks.session import HookSession
@@ -126,6 +127,7 @@ class Estimator:
         self._model: EstimatorModel | None = None
         self._loops: dict[Any, Callable] = {}
         self._writers: dict[str, tf.summary.SummaryWriter] = {}
+        self.history = TrainingHistory()
         logger.info("Using config: %s", self._config)
         apply_session_config(self._config.session_config)
         self._strategy, self._distributed_modes = strategy_of(self._config)
@@ -135,6 +137,19 @@ class Estimator:
                 "placed by TensorFlow (or the distribution strategy)."
             )
 
+    def __repr__(self) -> str:
+        """Class, model_fn, model_dir, and the params / config that are not defaults."""
+        shown = []
+        if type(self) is Estimator or "model_fn" in type(self).__init__.__code__.co_varnames:
+            shown.append(f"model_fn={getattr(self._model_fn, '__name__', self._model_fn)}")
+        shown.append(f"model_dir={self._model_dir!r}")
+        if self._params:
+            shown.append(f"params={self._params!r}")
+        config = repr(self._config.replace(model_dir=None))
+        if config != "RunConfig()":
+            shown.append(f"config={config}")
+        return f"{type(self).__name__}({', '.join(shown)})"
+
     # -- public properties --------------------------------------------------------
     model_dir = property(lambda self: self._model_dir)
     config = property(lambda self: copy.deepcopy(self._config))
@@ -143,7 +158,21 @@ class Estimator:
 
     @property
     def keras_model(self) -> EstimatorModel | None:
-        """The `EstimatorModel` (a `keras.Model`) behind this Estimator, once built."""
+        """The trained `EstimatorModel` (a `keras.Model`) behind this Estimator, once built.
+
+        It is compiled (its steps call the model_fn, so no loss or optimizer is given), so
+        Keras can take over: `fit` with Keras callbacks on a tf.data input of the
+        input_fn's structure, `evaluate` (the model_fn's eval_metric_ops) and `predict`.
+        Training it with Keras does not write to model_dir; a later `train()` restores
+        model_dir's latest checkpoint.
+
+        Example:
+            >>> est.train(input_fn, steps=100)
+            >>> model = est.keras_model
+            >>> model.fit(dataset, epochs=2, callbacks=[keras.callbacks.EarlyStopping()])
+        """
+        if self._model is not None and not self._model.compiled:
+            self._model.compile()
         return self._model
 
     def eval_dir(self, name: str | None = None) -> str:
@@ -466,6 +495,7 @@ class Estimator:
                 self._summary_writer(self._model_dir) if self._config.is_chief else None,
                 step,
                 target,
+                on_loss=self.history.record_loss,
             )
         if self._config.is_chief:
             self._summary_writer(self._model_dir).flush()
@@ -552,6 +582,7 @@ class Estimator:
         eval_dir = self.eval_dir(name)
         metrics = {k: v for k, v in results.items() if k != "global_step"}
         write_scalars(self._summary_writer(eval_dir), metrics, results["global_step"])
+        self.history.record_evaluation(name, results["global_step"], results)
         return results
 
     def _checkpoint_for(self, checkpoint_path: str | None, what: str) -> str | None:

@@ -14,6 +14,18 @@ logger = logging.getLogger("keras_estimator")
 
 _USE_DEFAULT = object()
 _SAVE_CKPT_ERR = "`save_checkpoints_steps` and `save_checkpoints_secs` cannot be both set."
+
+
+def _default_values() -> dict[str, Any]:
+    """RunConfig()'s own settings (a checkpoint every 600 s), whatever TF_CONFIG says."""
+    import inspect
+
+    parameters = inspect.signature(RunConfig.__init__).parameters
+    values = {name: p.default for name, p in parameters.items() if name != "self"}
+    values.update(save_checkpoints_steps=None, save_checkpoints_secs=600)
+    return values
+
+
 _REPLACEABLE = [
     "model_dir",
     "tf_random_seed",
@@ -315,5 +327,13 @@ class RunConfig:
         return new
 
     def __repr__(self) -> str:
-        shown = ", ".join(f"{k}={getattr(self, '_' + k)!r}" for k in _REPLACEABLE[:10])
-        return f"RunConfig({shown})"
+        """Only what differs from `RunConfig()` (and the task, in a TF_CONFIG cluster)."""
+        defaults = _default_values()
+        shown = [
+            f"{k}={value!r}"
+            for k in _REPLACEABLE + ["steps_per_execution"]
+            if (value := getattr(self, "_" + k, None)) != defaults.get(k)
+        ]
+        if self._cluster_spec.jobs:
+            shown.append(f"task={self._task_type}:{self._task_id}")
+        return f"RunConfig({', '.join(shown)})"

@@ -148,6 +148,13 @@ def _validate_export_outputs(export_outputs: Any, predictions: Any, mode: str) -
     return export_outputs
 
 
+def _is_default_scaffold(scaffold: Any) -> bool:
+    return not any(
+        getattr(scaffold, attr, None) is not None
+        for attr in ("_saver", "_init_fn", "_init_op", "_ready_op", "_local_init_op")
+    )
+
+
 class EstimatorSpec(collections.namedtuple("EstimatorSpec", _FIELDS)):
     """Ops and objects returned from a `model_fn` and passed to an `Estimator`.
 
@@ -200,6 +207,17 @@ class EstimatorSpec(collections.namedtuple("EstimatorSpec", _FIELDS)):
             evaluation_hooks=validate_spec_hooks(evaluation_hooks),
             prediction_hooks=validate_spec_hooks(prediction_hooks),
         )
+
+    def __repr__(self) -> str:
+        """The mode and the fields that are set (not None or empty)."""
+        shown = [f"mode={self.mode!r}"] + [
+            f"{name}={value!r}"
+            for name, value in zip(self._fields[1:], self[1:])
+            if value is not None
+            and not (isinstance(value, dict | tuple | list) and not value)
+            and not (name == "scaffold" and _is_default_scaffold(value))
+        ]
+        return f"EstimatorSpec({', '.join(shown)})"
 
     def _replace(self, **kwds: Any) -> EstimatorSpec:
         if "mode" in kwds and self.mode != kwds["mode"]:

@@ -123,6 +123,7 @@ def run_training(
     summary_writer: tf.summary.SummaryWriter,
     step: int,
     target: int | None,
+    on_loss: Callable[[int, float], None] | None = None,
 ) -> int:
     """Runs the compiled loop in chunks that end exactly where something is due.
 
@@ -174,6 +175,8 @@ def run_training(
                 stop = runner.stop_requested
             stop = callbacks.batch_end(step - 1, {"loss": loss}) or stop
             progress.update(step, loss)
+            if on_loss is not None:
+                on_loss(step, loss)
         now = time.time()
         if ran and log_every and (step - 1) % log_every == 0:
             logger.info("loss = %s, step = %d", loss, step - 1)

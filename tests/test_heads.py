@@ -348,3 +348,36 @@ def test_weights_of_the_wrong_shape_are_rejected():
 def test_multi_class_float_labels_are_rejected():
     with pytest.raises(ValueError, match="Labels dtype should be integer"):
         estimator.MultiClassHead(3).loss(np.array([0.0, 2.7, 2.0], np.float32), MC_LOGITS)
+
+
+def test_multi_label_head_checks_its_labels_and_reports_class_metrics(tmp_path):
+    head = estimator.MultiLabelHead(3, classes_for_class_based_metrics=[0, 2])
+    logits = tf.constant([[1.0, -1.0, 0.5], [0.2, 0.3, -2.0]])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="integer indicator Tensor"):
+        tf.function(lambda: head.loss(tf.constant([[0, 2, 1], [1, 0, 0]]), logits))()
+    sparse_bad = tf.SparseTensor([[0, 0], [1, 0]], tf.constant([1, 5], tf.int64), [2, 1])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="values in \\[0, 3\\)"):
+        tf.function(lambda: head.loss(sparse_bad, logits))()
+    vocab = estimator.MultiLabelHead(3, label_vocabulary=["a", "b", "c"])
+    sparse_words = tf.SparseTensor([[0, 0], [1, 0]], tf.constant(["a", "z"]), [2, 1])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="label_vocabulary"):
+        tf.function(lambda: vocab.loss(sparse_words, logits))()
+    with pytest.raises(ValueError, match="classes_for_class_based_metrics"):
+        estimator.MultiLabelHead(3, classes_for_class_based_metrics=[3])
+
+    x, _ = _data()
+    labels = (x[:, :3] > 0).astype(np.int64)
+    result, _ = _trained_logits(head, {"optimizer": "Adagrad"}, {"x": x}, labels, tmp_path,
+                                key="probabilities")  # fmt: skip
+    for key in ("auc/class0", "auc_precision_recall/class2", "probability_mean/class0"):
+        assert 0.0 <= result[key] <= 1.0, key
+    assert "auc/class1" not in result
+
+
+def test_sparse_labels_are_refused_by_single_label_heads():
+    sparse = tf.SparseTensor([[0, 0]], tf.constant([1], tf.int64), [1, 1])
+    for head in (estimator.BinaryClassHead(), estimator.MultiClassHead(3),
+                 estimator.RegressionHead()):  # fmt: skip
+        logits = tf.zeros([1, head.logits_dimension])
+        with pytest.raises(ValueError, match="SparseTensor labels are not supported"):
+            head.loss(sparse, logits)

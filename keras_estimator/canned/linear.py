@@ -7,7 +7,7 @@ from typing import Any
 
 import tensorflow as tf
 
-from keras_estimator.canned import canned_model_fn, feature_inputs
+from keras_estimator.canned import canned_model_fn, feature_inputs, optimizers
 from keras_estimator.estimator_class import Estimator
 from keras_estimator.run_config import RunConfig
 
@@ -25,6 +25,12 @@ class _LinearEstimator(Estimator):
                  sparse_combiner) -> None:  # fmt: skip
         columns = feature_inputs.check_feature_columns(feature_columns)
         canned_model_fn.check_optimizer(optimizer)
+        if not optimizer:  # tf.estimator's default: Ftrl at min(0.2, 1 / sqrt(columns))
+            rate = optimizers.linear_learning_rate(len(columns))
+
+            def optimizer() -> optimizers.Ftrl:
+                return optimizers.Ftrl(rate)
+
         self._head = head
 
         def model_fn(features, labels, mode):

@@ -13,7 +13,9 @@ ways between tf.estimator 2.15 and keras_estimator.
 
 from __future__ import annotations
 
+import logging
 import math
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -21,6 +23,7 @@ import keras
 import tensorflow as tf
 
 _V1 = tf.compat.v1
+logger = logging.getLogger("keras_estimator")
 
 
 class LegacyOptimizer:
@@ -39,6 +42,10 @@ class LegacyOptimizer:
         self.name = name or self.NAME
         self.learning_rate = learning_rate
         self.decay = float(hyper.pop("decay", 0.0))
+        # Gradient clipping, as the legacy Keras optimizers took it.
+        self.clipnorm = hyper.pop("clipnorm", None)
+        self.clipvalue = hyper.pop("clipvalue", None)
+        self.global_clipnorm = hyper.pop("global_clipnorm", None)
         self.hyper = hyper
         self.own_iterations = False  # True: an `iter` variable instead of the global step
 
@@ -76,6 +83,7 @@ class LegacyOptimizer:
             context = tf.distribute.get_replica_context()
             grads = context.merge_call(sum_over_replicas, args=(pairs,))
             pairs = list(zip(grads, [v for _, v in pairs]))
+        pairs = self._clipped(pairs)
         with _V1.variable_scope("training", reuse=_V1.AUTO_REUSE):
             with _V1.variable_scope(self.name, reuse=_V1.AUTO_REUSE):
                 hyper = {
@@ -83,7 +91,7 @@ class LegacyOptimizer:
                 }
                 iterations = self._iterations(global_step)
                 step = tf.cast(iterations, tf.float32)
-                lr = self._learning_rate_at(hyper["learning_rate"], iterations, step)
+                lr = self._learning_rate_at(hyper.get("learning_rate"), iterations, step)
                 if self.decay:
                     lr = lr / (1.0 + hyper["decay"] * step)
                 hyper["lr_t"] = lr
@@ -94,8 +102,10 @@ class LegacyOptimizer:
                         if self._uses_slot(slot)
                     }  # fmt: skip
                     if isinstance(grad, tf.IndexedSlices):
-                        grad = tf.convert_to_tensor(grad)
-                    updates.append(self._apply_dense(grad, var, slots, hyper, step))
+                        update = self._apply_sparse(*_deduplicated(grad), var, slots, hyper, step)
+                    else:
+                        update = self._apply_dense(grad, var, slots, hyper, step)
+                    updates.append(update)
                 if self.own_iterations:
                     with tf.control_dependencies(updates):
                         updates = [iterations.assign_add(1, read_value=False)]
@@ -103,16 +113,28 @@ class LegacyOptimizer:
 
     def _hyper_values(self) -> dict[str, float]:
         values = {"decay": self.decay}
-        lr = self.learning_rate
-        values["learning_rate"] = float(lr) if not callable(lr) else 0.0
+        if not callable(self.learning_rate):  # a schedule is not a variable (as in 2.15)
+            values["learning_rate"] = float(self.learning_rate)
         values.update({key: float(self.hyper[key]) for key in self.HYPER})
         return values
 
-    def _learning_rate_at(self, variable: tf.Variable, iterations: Any, step: tf.Tensor) -> Any:
+    def _learning_rate_at(self, variable: Any, iterations: Any, step: tf.Tensor) -> Any:
         lr = self.learning_rate
         if callable(lr):  # a Keras LearningRateSchedule, evaluated at the iteration
             return tf.cast(lr(iterations), tf.float32)
         return variable
+
+    def _clipped(self, pairs: list) -> list:
+        grads = [g for g, _ in pairs]
+        if self.clipvalue is not None:
+            low, high = -self.clipvalue, self.clipvalue
+            grads = [_map_values(g, lambda t: tf.clip_by_value(t, low, high)) for g in grads]
+        if self.clipnorm is not None:
+            norm = self.clipnorm
+            grads = [_map_values(g, lambda t: tf.clip_by_norm(t, norm)) for g in grads]
+        if self.global_clipnorm is not None:
+            grads, _ = tf.clip_by_global_norm(grads, self.global_clipnorm)
+        return list(zip(grads, [v for _, v in pairs]))
 
     def _iterations(self, global_step: tf.Variable | None) -> Any:
         if self.own_iterations or global_step is None:
@@ -145,6 +167,12 @@ class LegacyOptimizer:
     def _apply_dense(self, grad, var, slots, hyper, step) -> tf.Operation:
         raise NotImplementedError
 
+    def _apply_sparse(self, values, indices, var, slots, hyper, step) -> tf.Operation:
+        """Rows `indices` get `values`; by default as a dense gradient (zeros elsewhere),
+        which is what the legacy Keras Adam / RMSprop without momentum did as well."""
+        dense = tf.scatter_nd(indices[:, None], values, tf.shape(var, out_type=indices.dtype))
+        return self._apply_dense(dense, var, slots, hyper, step)
+
 
 class Adagrad(LegacyOptimizer):
     """`accum += g^2; var -= lr * g / (sqrt(accum) + epsilon)`, accumulators start at 0.1."""
@@ -161,6 +189,12 @@ class Adagrad(LegacyOptimizer):
         return tf.raw_ops.ResourceApplyAdagradV2(
             var=var.handle, accum=slots["accumulator"].handle, lr=hyper["lr_t"],
             epsilon=tf.constant(self.hyper["epsilon"], var.dtype), grad=grad,
+        )  # fmt: skip
+
+    def _apply_sparse(self, values, indices, var, slots, hyper, step):
+        return tf.raw_ops.ResourceSparseApplyAdagradV2(
+            var=var.handle, accum=slots["accumulator"].handle, lr=hyper["lr_t"],
+            epsilon=tf.constant(self.hyper["epsilon"], var.dtype), grad=values, indices=indices,
         )  # fmt: skip
 
 
@@ -204,21 +238,34 @@ class Ftrl(LegacyOptimizer):
             beta=beta, **kwargs,
         )  # fmt: skip
 
-    def _apply_dense(self, grad, var, slots, hyper, step):
+    def _args(self, grad, var, slots, hyper) -> dict:
         lr = hyper["lr_t"]
         # beta joins l2 as beta / (2 lr), as the legacy Keras Ftrl did.
         l2 = hyper["l2_regularization_strength"] + hyper["beta"] / (2.0 * lr)
-        args = dict(
+        return dict(
             var=var.handle, accum=slots["accumulator"].handle, linear=slots["linear"].handle,
             grad=grad, lr=lr, l1=hyper["l1_regularization_strength"], l2=l2,
             lr_power=hyper["learning_rate_power"],
         )  # fmt: skip
+
+    def _apply_dense(self, grad, var, slots, hyper, step):
+        args = self._args(grad, var, slots, hyper)
         shrinkage = self.hyper["l2_shrinkage_regularization_strength"]
         if shrinkage:
             return tf.raw_ops.ResourceApplyFtrlV2(
                 l2_shrinkage=tf.constant(shrinkage, var.dtype), **args
             )
         return tf.raw_ops.ResourceApplyFtrl(**args)
+
+    def _apply_sparse(self, values, indices, var, slots, hyper, step):
+        # Only the rows in the batch move: a zero gradient would still move the others.
+        args = dict(self._args(values, var, slots, hyper), indices=indices)
+        shrinkage = self.hyper["l2_shrinkage_regularization_strength"]
+        if shrinkage:
+            return tf.raw_ops.ResourceSparseApplyFtrlV2(
+                l2_shrinkage=tf.constant(shrinkage, var.dtype), **args
+            )
+        return tf.raw_ops.ResourceSparseApplyFtrl(**args)
 
 
 class RMSprop(LegacyOptimizer):
@@ -262,6 +309,18 @@ class RMSprop(LegacyOptimizer):
                 hyper["lr_t"] * grad / (tf.sqrt(denominator) + epsilon), read_value=False
             )
 
+    def _apply_sparse(self, values, indices, var, slots, hyper, step):
+        if "momentum" not in slots:  # the legacy RMSprop decayed every row here as well
+            return super()._apply_sparse(values, indices, var, slots, hyper, step)
+        common = dict(
+            var=var.handle, ms=slots["rms"].handle, mom=slots["momentum"].handle,
+            lr=hyper["lr_t"], rho=hyper["rho"], momentum=hyper["momentum"],
+            epsilon=tf.constant(self.hyper["epsilon"], var.dtype), grad=values, indices=indices,
+        )  # fmt: skip
+        if "mg" in slots:
+            return tf.raw_ops.ResourceSparseApplyCenteredRMSProp(mg=slots["mg"].handle, **common)
+        return tf.raw_ops.ResourceSparseApplyRMSProp(**common)
+
 
 class SGD(LegacyOptimizer):
     NAME = "SGD"
@@ -284,6 +343,30 @@ class SGD(LegacyOptimizer):
             var=var.handle, alpha=hyper["lr_t"], delta=grad
         )
 
+    def _apply_sparse(self, values, indices, var, slots, hyper, step):
+        if "momentum" in slots:
+            return tf.raw_ops.ResourceSparseApplyKerasMomentum(
+                var=var.handle, accum=slots["momentum"].handle, lr=hyper["lr_t"], grad=values,
+                indices=indices, momentum=hyper["momentum"],
+                use_nesterov=bool(self.hyper["nesterov"]),
+            )  # fmt: skip
+        return tf.raw_ops.ResourceScatterAdd(
+            resource=var.handle, indices=indices, updates=-hyper["lr_t"] * values
+        )
+
+
+def _deduplicated(grad: tf.IndexedSlices) -> tuple[tf.Tensor, tf.Tensor]:
+    """(values, indices) with repeated indices summed, as the legacy optimizers did."""
+    unique, positions = tf.unique(grad.indices)
+    values = tf.math.unsorted_segment_sum(grad.values, positions, tf.shape(unique)[0])
+    return values, unique
+
+
+def _map_values(grad: Any, fn: Callable) -> Any:
+    if isinstance(grad, tf.IndexedSlices):
+        return tf.IndexedSlices(fn(grad.values), grad.indices, grad.dense_shape)
+    return fn(grad)
+
 
 # tf.estimator's names for optimizers given as strings.
 OPTIMIZER_NAMES: dict[str, type[LegacyOptimizer]] = {
@@ -295,7 +378,11 @@ OPTIMIZER_NAMES: dict[str, type[LegacyOptimizer]] = {
 }
 # Keras 3 optimizers carried over with their settings (keys: Keras class names).
 _FROM_KERAS = {"Adagrad": Adagrad, "Adam": Adam, "Ftrl": Ftrl, "RMSprop": RMSprop, "SGD": SGD}
-_KERAS_DEFAULT_NAMES = {"adagrad", "adam", "ftrl", "rmsprop", "sgd"}
+# Keras 3's automatic names ("adam", "adam_1", ...): tf.estimator's variables used the class
+# name ("training/Adam/..."), whatever else was created before.
+_KERAS_AUTO_NAME = re.compile(r"(adagrad|adam|ftrl|rm_sprop|rmsprop|sgd)(_\d+)?")
+# Settings the legacy-named optimizers do not implement: such an optimizer runs as Keras'.
+_KERAS_ONLY = ("weight_decay", "use_ema", "gradient_accumulation_steps", "loss_scale_factor")
 
 
 def check_optimizer_name(optimizer: Any) -> None:
@@ -316,16 +403,26 @@ def _from_keras(optimizer: keras.optimizers.Optimizer) -> LegacyOptimizer | None
     lr = optimizer._learning_rate  # a float variable or a LearningRateSchedule
     if not isinstance(lr, keras.optimizers.schedules.LearningRateSchedule):
         lr = float(config["learning_rate"])
+    kept_as_keras = [k for k in _KERAS_ONLY if config.get(k)]
+    if kept_as_keras:
+        logger.info(
+            "%s uses %s, which only Keras' own optimizer implements: it trains as given, and "
+            "its checkpoint variables get Keras names instead of tf.estimator's.",
+            type(optimizer).__name__, kept_as_keras,
+        )  # fmt: skip
+        return None
     name = config.get("name")
-    kwargs: dict[str, Any] = {}
+    kwargs: dict[str, Any] = {
+        k: config[k] for k in ("clipnorm", "clipvalue", "global_clipnorm") if config.get(k)
+    }
     if cls is Adagrad:
-        kwargs = {k: config[k] for k in ("initial_accumulator_value", "epsilon")}
+        kwargs |= {k: config[k] for k in ("initial_accumulator_value", "epsilon")}
     elif cls is Adam:
         if config.get("amsgrad"):
             return None
-        kwargs = {k: config[k] for k in ("beta_1", "beta_2", "epsilon")}
+        kwargs |= {k: config[k] for k in ("beta_1", "beta_2", "epsilon")}
     elif cls is Ftrl:
-        kwargs = {
+        kwargs |= {
             k: config[k]
             for k in (
                 "learning_rate_power",
@@ -337,11 +434,12 @@ def _from_keras(optimizer: keras.optimizers.Optimizer) -> LegacyOptimizer | None
             )
         }
     elif cls is RMSprop:
-        kwargs = {k: config[k] for k in ("rho", "momentum", "epsilon", "centered")}
+        kwargs |= {k: config[k] for k in ("rho", "momentum", "epsilon", "centered")}
     elif cls is SGD:
-        kwargs = {k: config[k] for k in ("momentum", "nesterov")}
+        kwargs |= {k: config[k] for k in ("momentum", "nesterov")}
     # Keras 3's default names are lower case; tf.estimator's variables used the class name.
-    return cls(lr, name=None if name in _KERAS_DEFAULT_NAMES else name, **kwargs)
+    auto = name is None or _KERAS_AUTO_NAME.fullmatch(name) is not None
+    return cls(lr, name=None if auto else name, **kwargs)
 
 
 def resolve_optimizer(optimizer: Any, learning_rate: float | None) -> Any:
@@ -403,4 +501,12 @@ def minimize(optimizer: Any, loss: tf.Tensor, var_list: list, mean_loss: bool = 
     if isinstance(optimizer, LegacyOptimizer):
         return optimizer.minimize(loss, global_step, var_list)
     grads = tf.gradients(loss, var_list)
-    return optimizer.apply_gradients([(g, v) for g, v in zip(grads, var_list) if g is not None])
+    graph = _V1.get_default_graph()
+    first_new_op = len(graph.get_operations())
+    optimizer.apply_gradients([(g, v) for g, v in zip(grads, var_list) if g is not None])
+    # A Keras optimizer returns its iteration variable: the train_op is the writes it added.
+    writes = [
+        op for op in graph.get_operations()[first_new_op:]
+        if op.type.startswith(("Assign", "ResourceApply", "ResourceScatter", "ResourceSparse"))
+    ]  # fmt: skip
+    return tf.group(*writes)

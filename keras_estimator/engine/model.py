@@ -34,9 +34,12 @@ def _output_specs(outputs: Any) -> Any:
 
 
 def split_batch(data: Any) -> tuple[Any, Any]:
-    """Our datasets yield `(features, labels)` or `(features,)` when there are no labels."""
+    """Our datasets yield `(features, labels)` or `(features,)` when there are no labels;
+    Keras' own `predict` (on `keras_model`) hands over the features alone."""
     if isinstance(data, tuple) and len(data) == 1:
         return data[0], None
+    if not isinstance(data, tuple | list):
+        return data, None
     return data
 
 

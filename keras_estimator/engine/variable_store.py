@@ -32,6 +32,7 @@ class VariableStore:
         self._active = 0
         self._recording: set[str] | None = None
         self._registered: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+        self._creating = 0  # creating() blocks open (the Estimator's own traces)
         # Keras metrics seen in eval_metric_ops; some may hold variables made outside.
         self.keras_metrics: weakref.WeakSet = weakref.WeakSet()
         # (variable, checkpoint, tensor name) from init_from_checkpoint in the model_fn.
@@ -48,10 +49,12 @@ class VariableStore:
         a checkpoint must provide for that step.
         """
         previous, self._recording = self._recording, set()
+        self._creating += 1
         try:
             with tf.variable_creator_scope(self._creator):
                 yield self._recording
         finally:
+            self._creating -= 1
             self._recording = previous
 
     @contextlib.contextmanager
@@ -60,7 +63,12 @@ class VariableStore:
         with self.lock:
             self._active += 1
         try:
-            yield
+            if self._creating:
+                yield
+            else:
+                # Traced by Keras itself (`keras_model.fit`): the creator is not installed.
+                with tf.variable_creator_scope(self._creator):
+                    yield
         finally:
             with self.lock:
                 self._active -= 1

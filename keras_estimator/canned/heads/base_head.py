@@ -70,9 +70,14 @@ def feature(features: dict, key: str) -> tf.Tensor:
 
 
 def as_column(tensor: Any, dtype: Any = None) -> tf.Tensor:
-    """A [batch, 1] tensor from [batch] or [batch, 1] (dense; sparse labels densified)."""
+    """A [batch, 1] tensor from [batch] or [batch, 1]."""
     if isinstance(tensor, tf.SparseTensor):
-        tensor = tf.sparse.to_dense(tensor)
+        raise ValueError(
+            "SparseTensor labels are not supported. labels must be a Tensor of shape "
+            "[D0, D1, ..., DN, 1] or [D0, D1, ..., DN]. Suggested Fix (1): Check the label "
+            "feature in your data. Each example must contain the label feature. Suggested "
+            "Fix (2): In your input_fn, use tf.sparse.to_dense() to turn labels into a Tensor."
+        )
     tensor = tf.convert_to_tensor(tensor)
     if dtype is not None and tensor.dtype != dtype:
         tensor = tf.cast(tensor, dtype)

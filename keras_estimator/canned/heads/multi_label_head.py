@@ -26,6 +26,8 @@ class MultiLabelHead(base.Head):
         label_vocabulary: Class names, when labels are strings.
         loss_reduction: `"sum_over_batch_size"` (default) or `"sum"`.
         loss_fn: Optional `loss_fn(labels, logits)` of per-example losses.
+        classes_for_class_based_metrics: Class ids (or vocabulary entries) that get their
+            own `auc/classN`, `auc_precision_recall/classN` and `probability_mean/classN`.
         name: Suffix of the metric keys.
 
     Example:
@@ -40,6 +42,7 @@ class MultiLabelHead(base.Head):
         label_vocabulary: list[str] | None = None,
         loss_reduction: Any = base.SUM_OVER_BATCH_SIZE,
         loss_fn: Any = None,
+        classes_for_class_based_metrics: list | None = None,
         name: str | None = None,
     ) -> None:
         if n_classes is None or n_classes < 2:
@@ -49,25 +52,65 @@ class MultiLabelHead(base.Head):
         self._n_classes = n_classes
         self._thresholds = tuple(thresholds or ())
         self._vocabulary = class_labels.check_vocabulary(label_vocabulary, n_classes)
+        self._metric_classes = self._class_ids(classes_for_class_based_metrics or [])
+
+    def _class_ids(self, classes: list) -> list[int]:
+        ids = []
+        for item in classes:
+            if isinstance(item, str):
+                if self._vocabulary is None or item not in self._vocabulary:
+                    raise ValueError(
+                        f"classes_for_class_based_metrics has {item!r}, which is not in "
+                        f"label_vocabulary {self._vocabulary}."
+                    )
+                ids.append(self._vocabulary.index(item))
+            elif not 0 <= int(item) < self._n_classes:
+                raise ValueError(
+                    f"classes_for_class_based_metrics must be in [0, {self._n_classes}); "
+                    f"given {item}."
+                )
+            else:
+                ids.append(int(item))
+        return ids
 
     @property
     def logits_dimension(self) -> int:  # type: ignore[override]
         return self._n_classes
 
     def _processed_labels(self, logits: tf.Tensor, labels: Any) -> tf.Tensor:
+        """Multi-hot [batch, n_classes] float labels, checked at run time."""
         if isinstance(labels, tf.SparseTensor):
             values = labels.values
             if self._vocabulary is not None:
                 matches = tf.equal(values[:, None], tf.constant(self._vocabulary)[None, :])
-                values = tf.argmax(tf.cast(matches, tf.int32), axis=1, output_type=tf.int64)
-            ids = tf.SparseTensor(labels.indices, tf.cast(values, tf.int64), labels.dense_shape)
-            hot = tf.reduce_max(
+                found = tf.reduce_any(matches, axis=1)
+                values = tf.where(
+                    found,
+                    tf.argmax(tf.cast(matches, tf.int32), axis=1, output_type=tf.int64),
+                    tf.constant(-1, tf.int64),
+                )
+            values = tf.cast(values, tf.int64)
+            message = (
+                f"labels must be an integer SparseTensor with values in [0, {self._n_classes})"
+                + (f" (entries of label_vocabulary {self._vocabulary})" if self._vocabulary
+                   else "")
+            )  # fmt: skip
+            checks = [
+                tf.debugging.assert_non_negative(values, message=message),
+                tf.debugging.assert_less(values, tf.constant(self._n_classes, tf.int64),
+                                         message=message),
+            ]  # fmt: skip
+            with tf.control_dependencies(checks):
+                ids = tf.SparseTensor(labels.indices, tf.identity(values), labels.dense_shape)
+            return tf.reduce_max(
                 tf.one_hot(tf.sparse.to_dense(ids, default_value=-1), self._n_classes), axis=1
             )
-            return hot
-        labels = tf.cast(tf.convert_to_tensor(labels), tf.float32)
+        labels = tf.convert_to_tensor(labels)
         self._check_label_shape(labels, self._n_classes)
-        return labels
+        message = "labels must be an integer indicator Tensor with values in [0, 1]"
+        is_indicator = tf.reduce_all(tf.logical_or(tf.equal(labels, 0), tf.equal(labels, 1)))
+        with tf.control_dependencies([tf.debugging.Assert(is_indicator, [message, labels])]):
+            return tf.cast(labels, tf.float32)
 
     def _unweighted_loss(self, labels: tf.Tensor, logits: tf.Tensor) -> tf.Tensor:
         loss = tf.nn.sigmoid_cross_entropy_with_logits(labels=labels, logits=logits)
@@ -103,6 +146,18 @@ class MultiLabelHead(base.Head):
                 class_weights,
             ),  # fmt: skip
         }
+        for class_id in self._metric_classes:
+            truth, scores = labels[:, class_id], probabilities[:, class_id]
+            weights_c = class_weights[:, class_id]
+            metrics[f"{base.AUC}/class{class_id}"] = base.updated(
+                keras.metrics.AUC(num_thresholds=200), truth, scores, weights_c
+            )
+            metrics[f"{base.AUC_PR}/class{class_id}"] = base.updated(
+                keras.metrics.AUC(curve="PR", num_thresholds=200), truth, scores, weights_c
+            )
+            metrics[f"probability_mean/class{class_id}"] = base.weighted_mean(
+                f"probability_mean/class{class_id}", scores, weights_c
+            )
         for threshold in self._thresholds:
             suffix = f"positive_threshold_{threshold:g}"
             for key, metric in (
