@@ -19,6 +19,7 @@ from keras_estimator.canned.heads import __all__ as _head_names  # noqa: E402
 from keras_estimator.compat import install_v1_layers as _install_v1_layers  # noqa: E402
 from keras_estimator.compat.install import install, uninstall  # noqa: E402
 from keras_estimator.estimator_class import Estimator  # noqa: E402
+from keras_estimator.history import TrainingHistory, plot_history  # noqa: E402
 from keras_estimator.hooks import *  # noqa: E402,F403  (tf.estimator re-exported the hooks)
 from keras_estimator.hooks import __all__ as _hook_names  # noqa: E402
 from keras_estimator.mode_keys import ModeKeys  # noqa: E402
@@ -46,6 +47,8 @@ __all__ = [
     "export",
     "inputs",
     "install",
+    "plot_history",
+    "TrainingHistory",
     "uninstall",
     "set_progress_bar",
     "tpu",

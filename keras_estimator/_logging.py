@@ -37,3 +37,12 @@ def quiet_tf_warning(text: str) -> Iterator[None]:
         yield
     finally:
         tf_logger.removeFilter(keep)
+
+
+def notice(logger: logging.Logger, message: str, *args: object) -> None:
+    """A line the user should see when re-running notebook cells (WARNING in a Jupyter
+    kernel, where INFO is hidden by default; INFO elsewhere, as tf.estimator logged it)."""
+    import sys
+
+    level = logging.WARNING if "ipykernel" in sys.modules else logging.INFO
+    logger.log(level, message, *args)

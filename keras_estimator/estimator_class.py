@@ -16,7 +16,7 @@ import tensorflow as tf
 from keras_estimator import checkpoints as ckpt_lib
 from keras_estimator import parameter_servers
 from keras_estimator._fn_args import fn_args
-from keras_estimator._logging import quiet_tf_warning
+from keras_estimator._logging import notice, quiet_tf_warning
 from keras_estimator._seeding import seeded_python_random
 from keras_estimator.distribute import iterator_spec, strategy_of
 from keras_estimator.engine.checkpoint_init import apply_checkpoint_initializers
@@ -131,6 +131,10 @@ class Estimator:
         logger.info("Using config: %s", self._config)
         apply_session_config(self._config.session_config)
         self._strategy, self._distributed_modes = strategy_of(self._config)
+        existing = ckpt_lib.latest_checkpoint(self._model_dir)
+        if existing is not None:
+            notice(logger, "model_dir %s has a checkpoint at step %s: training and evaluation "
+                   "continue from it.", self._model_dir, existing.rsplit("-", 1)[-1])  # fmt: skip
         if self._config.device_fn is not None:
             logger.warning(
                 "RunConfig device_fn is not applied by keras_estimator; variables and ops are "
@@ -457,7 +461,13 @@ class Estimator:
         if max_steps is not None and checkpoint is not None:
             done = int(tf.train.load_variable(checkpoint, "global_step"))
             if done >= max_steps:
-                logger.info("Skipping training since max_steps has already saved.")
+                notice(
+                    logger,
+                    "Skipping training since max_steps has already saved: the checkpoint in "
+                    "%s is at step %d >= max_steps=%d. Pass a larger max_steps (or steps=N) "
+                    "to train on, or a new model_dir to start over.",
+                    self._model_dir, done, max_steps,
+                )  # fmt: skip
                 return self
 
         self._seed()

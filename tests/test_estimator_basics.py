@@ -74,7 +74,7 @@ def test_steps_adds_and_max_steps_is_absolute(tmp_path, toy_data, caplog):
     assert est.get_variable_value("global_step") == 20
     with caplog.at_level(logging.INFO, logger="keras_estimator"):
         est.train(train_fn, max_steps=15)
-    assert "Skipping training since max_steps has already saved." in caplog.text
+    assert "Skipping training since max_steps has already saved" in caplog.text
     assert est.get_variable_value("global_step") == 20
 
 

@@ -1,0 +1,134 @@
+"""The road into Keras and the notebook experience: `keras_model`, the README's model_fn ->
+Keras recipe, compact reprs, `history`, and re-running cells on the same model_dir."""
+
+import logging
+import os
+import re
+
+import keras
+import numpy as np
+import pytest
+import tensorflow as tf
+from helpers import classifier_model_fn, dataset_input_fn
+
+import keras_estimator as estimator
+from keras_estimator.checkpoints import CheckpointMismatchError
+
+README = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "README.md")
+
+
+def readme_block(marker):
+    with open(README, encoding="utf-8") as f:
+        text = f.read()
+    match = re.search(rf"<!-- recipe:{marker} -->\n```python\n(.*?)```", text, re.DOTALL)
+    assert match, f"README has no recipe:{marker} block"
+    return match.group(1)
+
+
+def test_readme_recipe_moves_a_trained_model_fn_to_plain_keras(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    namespace = {}
+    exec(readme_block("model_fn"), namespace)  # noqa: S102  (the README's own code)
+    est, x = namespace["est"], namespace["x"]
+    want = np.array([p["probabilities"] for p in est.predict(
+        lambda: tf.data.Dataset.from_tensor_slices({"x": x[:16]}).batch(16))])  # fmt: skip
+    keras_code = readme_block("keras")
+    before_fit, fit_line = (
+        keras_code.split("model.compile(")[0],
+        "model.compile(" + (keras_code.split("model.compile(")[1]),
+    )
+    exec(before_fit, namespace)  # noqa: S102
+    got = namespace["model"].predict(x[:16], verbose=0)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)  # the same network
+    exec(fit_line, namespace)  # noqa: S102  (and Keras trains it on)
+    accuracy = namespace["model"].evaluate(x, namespace["y"], verbose=0)[1]
+    assert accuracy > 0.9
+
+
+def test_keras_model_continues_with_fit_evaluate_predict(tmp_path, toy_data):
+    x, y = toy_data
+    est = estimator.Estimator(classifier_model_fn, str(tmp_path), params={})
+    est.train(dataset_input_fn(x, y, 16, repeat=True), steps=20)
+    model = est.keras_model
+    assert isinstance(model, keras.Model)
+    epochs = []
+
+    class Record(keras.callbacks.Callback):
+        def on_epoch_end(self, epoch, logs=None):
+            epochs.append(dict(logs))
+
+    dataset = tf.data.Dataset.from_tensor_slices(({"x": x}, y)).batch(16)
+    model.fit(dataset.repeat(), steps_per_epoch=5, epochs=2, callbacks=[Record()], verbose=0)
+    assert [int(e["global_step"]) for e in epochs] == [25, 30]  # the model_fn's step counts on
+    metrics = model.evaluate(dataset, verbose=0, return_dict=True)
+    assert set(metrics) >= {"accuracy", "loss"} and 0.0 <= metrics["accuracy"] <= 1.0
+    predictions = model.predict(tf.data.Dataset.from_tensor_slices({"x": x[:5]}).batch(5),
+                                verbose=0)  # fmt: skip
+    assert predictions["probabilities"].shape == (5, 3)
+    assert est.latest_checkpoint().endswith("-20")  # Keras training does not write model_dir
+
+
+def test_compact_reprs_show_what_differs_from_defaults(tmp_path):
+    def model_fn(features, labels, mode, params):
+        del features, labels, params
+
+    assert repr(estimator.RunConfig()) == "RunConfig()"
+    config = estimator.RunConfig(save_checkpoints_steps=50, keep_checkpoint_max=2)
+    assert repr(config) == (
+        "RunConfig(save_checkpoints_steps=50, save_checkpoints_secs=None, keep_checkpoint_max=2)"
+    )
+    est = estimator.Estimator(model_fn, str(tmp_path), config=config, params={"lr": 0.1})
+    assert repr(est) == (
+        f"Estimator(model_fn=model_fn, model_dir={str(tmp_path)!r}, params={{'lr': 0.1}}, "
+        "config=RunConfig(save_checkpoints_steps=50, save_checkpoints_secs=None, "
+        "keep_checkpoint_max=2))"
+    )
+    spec = estimator.EstimatorSpec("infer", predictions={"y": tf.constant([1.0])})
+    assert repr(spec).startswith("EstimatorSpec(mode='infer', predictions={'y': ")
+    assert "scaffold" not in repr(spec) and "loss" not in repr(spec)
+
+
+def test_history_and_its_plot(tmp_path, toy_data):
+    x, y = toy_data
+    config = estimator.RunConfig(log_step_count_steps=10)
+    est = estimator.Estimator(classifier_model_fn, str(tmp_path), config=config, params={})
+    est.train(dataset_input_fn(x, y, 16, repeat=True), steps=30)
+    est.evaluate(dataset_input_fn(x, y, 64))
+    est.evaluate(dataset_input_fn(x, y, 64), name="holdout")
+    history = est.history
+    assert sorted(history.loss) == [1, 11, 21, 30]  # each return to Python, then the end
+    assert all(np.isfinite(v) for v in history.loss.values())
+    assert set(history.evaluations) == {30} and "accuracy" in history.evaluations[30]
+    assert set(history.evaluation("holdout")) == {30}
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        with pytest.raises(ImportError, match="pip install matplotlib"):
+            estimator.plot_history(est, "accuracy")
+    else:
+        matplotlib.use("Agg")
+        ax = estimator.plot_history(est, "accuracy")
+        assert ax.get_xlabel() == "global step" and len(ax.get_lines()) == 2
+
+
+def test_rerunning_cells_on_the_same_model_dir(tmp_path, toy_data, caplog):
+    x, y = toy_data
+    model_dir = str(tmp_path)
+    estimator.Estimator(classifier_model_fn, model_dir, params={}).train(
+        dataset_input_fn(x, y, 16, repeat=True), max_steps=10
+    )
+    with caplog.at_level(logging.INFO, logger="keras_estimator"):
+        again = estimator.Estimator(classifier_model_fn, model_dir, params={})
+        again.train(dataset_input_fn(x, y, 16, repeat=True), max_steps=10)
+    assert f"model_dir {model_dir} has a checkpoint at step 10" in caplog.text
+    assert "is at step 10 >= max_steps=10" in caplog.text
+    assert again.get_variable_value("global_step") == 10
+
+    def changed_model_fn(features, labels, mode, params):
+        return classifier_model_fn(features, labels, mode, dict(params, hidden=32))
+
+    changed = estimator.Estimator(changed_model_fn, model_dir, params={})
+    with pytest.raises(CheckpointMismatchError) as info:
+        changed.train(dataset_input_fn(x, y, 16, repeat=True), steps=1)
+    message = str(info.value)
+    assert "dense/kernel" in message and "use a new model_dir" in message
