@@ -30,6 +30,7 @@ from keras_estimator.hooks.keras_callbacks import KerasCallbacks
 from keras_estimator.hooks.runner import HookRunner, validate_hooks, validate_listeners
 from keras_estimator.hooks.session import HookSession
 from keras_estimator.input_fn_calls import call_input_fn
+from keras_estimator.interrupts import GracefulInterrupt
 from keras_estimator.mode_keys import ModeKeys
 from keras_estimator.predictions import select_keys, split_examples
 from keras_estimator.run_config import RunConfig, TaskType
@@ -494,6 +495,7 @@ class Estimator:
         with (
             self._scope(ModeKeys.TRAIN),  # traced in it: called elsewhere, it would retrace
             self._peer_failures_explained(),
+            GracefulInterrupt() as interrupt,
         ):
             step = run_training(
                 loop,
@@ -506,6 +508,7 @@ class Estimator:
                 step,
                 target,
                 on_loss=self.history.record_loss,
+                interrupt=interrupt,
             )
         if self._config.is_chief:
             self._summary_writer(self._model_dir).flush()
@@ -513,6 +516,11 @@ class Estimator:
         runner.end()
         if saver is not None:
             saver.end(step)
+        if interrupt.requested:
+            saved = f"; the checkpoint for step {step} is in {saver.directory}" if saver else ""
+            raise KeyboardInterrupt(
+                f"Training interrupted after step {step}{saved}. Run train() again to continue."
+            )
         return self
 
     # -- evaluate ----------------------------------------------------------------------

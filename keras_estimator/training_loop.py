@@ -124,6 +124,7 @@ def run_training(
     step: int,
     target: int | None,
     on_loss: Callable[[int, float], None] | None = None,
+    interrupt: Any = None,
 ) -> int:
     """Runs the compiled loop in chunks that end exactly where something is due.
 
@@ -138,7 +139,11 @@ def run_training(
     loss = None
     stop = False
     progress = TrainingProgress(step, target)
-    while not stop and (target is None or step < target):
+
+    def interrupted() -> bool:
+        return interrupt is not None and interrupt.requested
+
+    while not stop and not interrupted() and (target is None or step < target):
         chunk = config.steps_per_execution or _MAX_CHUNK
         if log_every:
             # End right after the step that *starts* at a multiple of log_every: its loss

@@ -1,0 +1,45 @@
+"""Ctrl-C (SIGINT) during train(): training stops after the current step, writes a final
+checkpoint, raises KeyboardInterrupt, and the same call continues from it (real process)."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import tensorflow as tf
+from helpers import classifier_model_fn, dataset_input_fn
+
+import keras_estimator as estimator
+
+SCRIPT = os.path.join(os.path.dirname(__file__), "scripts", "interrupt_train.py")
+
+
+def test_sigint_stops_after_the_step_saves_and_training_continues(tmp_path, toy_data):
+    model_dir = str(tmp_path / "model")
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
+    process = subprocess.Popen([sys.executable, SCRIPT, model_dir], stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True, env=env)  # fmt: skip
+    try:
+        deadline = time.time() + 120
+        while tf.train.latest_checkpoint(model_dir) is None:  # the step-0 checkpoint
+            assert time.time() < deadline and process.poll() is None, process.stdout.read()
+            time.sleep(0.2)
+        time.sleep(1.5)  # some training
+        process.send_signal(signal.SIGINT)
+        output = process.communicate(timeout=60)[0]
+    finally:
+        process.kill()
+    assert process.returncode == 3, output[-3000:]
+    assert "Interrupted: training stops after the current step" in output
+    message = output.split("INTERRUPTED ")[1]
+    step = int(message.split("after step ")[1].split(";")[0])
+    assert step > 0 and "Run train() again to continue" in message
+    latest = tf.train.latest_checkpoint(model_dir)
+    assert latest.endswith(f"model.ckpt-{step}")  # the final checkpoint is this step's
+    assert int(tf.train.load_variable(latest, "global_step")) == step
+
+    x, y = toy_data
+    est = estimator.Estimator(classifier_model_fn, model_dir, params={})
+    est.train(dataset_input_fn(x, y, 16, repeat=True), steps=5)
+    assert est.get_variable_value("global_step") == step + 5
