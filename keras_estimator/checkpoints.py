@@ -30,11 +30,60 @@ class CheckpointMismatchError(tf.errors.NotFoundError, ValueError):
         super().__init__(None, None, message)
 
 
+class CheckpointWriteError(OSError):
+    """Saving a checkpoint failed; the previous one is still the latest and complete."""
+
+
+def _remove(path: str) -> None:
+    try:
+        if tf.io.gfile.isdir(path):
+            tf.io.gfile.rmtree(path)
+        else:
+            tf.io.gfile.remove(path)
+    except (tf.errors.OpError, OSError):
+        pass
+
+
+class BrokenCheckpointStateError(tf.errors.NotFoundError, ValueError):
+    """model_dir's `checkpoint` state file names a checkpoint whose files are gone."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(None, None, message)
+
+
+def _exists(prefix: str) -> bool:
+    return tf.io.gfile.exists(prefix + ".index")
+
+
 def latest_checkpoint(model_dir: str) -> str | None:
-    """The newest complete checkpoint prefix in `model_dir`, or None."""
+    """The newest checkpoint prefix in `model_dir`, or None when there is none.
+
+    Raises BrokenCheckpointStateError when the `checkpoint` state file names a checkpoint
+    whose files are missing: training would otherwise silently start over (tf.estimator's
+    behaviour) and evaluation would score fresh weights.
+    """
     if not model_dir or not tf.io.gfile.isdir(model_dir):
         return None
-    return tf.train.latest_checkpoint(model_dir)
+    state = tf.train.get_checkpoint_state(model_dir)
+    if state is None or not state.model_checkpoint_path:
+        return None
+    newest = state.model_checkpoint_path
+    if not os.path.isabs(newest):
+        newest = os.path.join(model_dir, newest)
+    if _exists(newest):
+        return newest
+    complete = [
+        p if os.path.isabs(p) else os.path.join(model_dir, p)
+        for p in state.all_model_checkpoint_paths
+    ]
+    complete = [p for p in complete if _exists(p)]
+    raise BrokenCheckpointStateError(
+        f"The checkpoint state file {os.path.join(model_dir, 'checkpoint')!r} names "
+        f"{newest!r}, whose files are missing. "
+        + (f"Complete checkpoints it lists: {complete}. " if complete else "")
+        + "Fix: pass checkpoint_path= a complete checkpoint to evaluate/predict, or edit "
+        "(or delete, to start over) the state file so that it names an existing checkpoint."
+    )
 
 
 def open_reader(path: str) -> Any:
@@ -71,7 +120,16 @@ class CheckpointRestorer:
                 f"model_fn creates {variable.dtype.name}{list(want)}"
             )
             return
-        variable.assign(self._reader.get_tensor(name))
+        try:
+            value = self._reader.get_tensor(name)
+        except Exception as exc:  # noqa: BLE001 - a damaged .data file fails in several ways
+            raise ValueError(
+                f"Could not read variable {name!r} from checkpoint {self.path!r}: "
+                f"{type(exc).__name__}: {exc}. Its .data file is damaged or truncated. Fix: "
+                "pass checkpoint_path= an older, complete checkpoint, or remove this one from "
+                "the checkpoint state file."
+            ) from exc
+        variable.assign(value)
 
     def restore_all(self, variables: dict[str, tf.Variable]) -> None:
         for name, variable in variables.items():
@@ -129,5 +187,19 @@ class CheckpointWriter:
     def save(self, step: int) -> str:
         prefix = os.path.join(self.model_dir, self.basename)
         logger.info("Saving checkpoints for %d into %s.", step, prefix)
-        with quiet_tf_warning("remove_checkpoint"):
-            return self._saver.save(None, prefix, global_step=step, write_meta_graph=False)
+        previous = tf.train.latest_checkpoint(self.model_dir)
+        try:
+            with quiet_tf_warning("remove_checkpoint"):
+                return self._saver.save(None, prefix, global_step=step, write_meta_graph=False)
+        except (tf.errors.OpError, OSError) as exc:
+            # TF writes into temporary files and renames them at the end: remove what a
+            # failed write left, so that model_dir only holds complete checkpoints.
+            for leftover in tf.io.gfile.glob(f"{prefix}-{step}*_temp*"):
+                _remove(leftover)
+            kept = f"The previous checkpoint, {previous}, is intact. " if previous else ""
+            raise CheckpointWriteError(
+                f"Could not write the checkpoint for step {step} to {self.model_dir!r}: "
+                f"{type(exc).__name__}: {getattr(exc, 'message', exc)}. {kept}Fix the cause "
+                "(disk space, permissions, quota) and call train() again: it resumes from the "
+                "latest complete checkpoint."
+            ) from exc

@@ -132,7 +132,11 @@ class Estimator:
         logger.info("Using config: %s", self._config)
         apply_session_config(self._config.session_config)
         self._strategy, self._distributed_modes = strategy_of(self._config)
-        existing = ckpt_lib.latest_checkpoint(self._model_dir)
+        try:
+            existing = ckpt_lib.latest_checkpoint(self._model_dir)
+        except ckpt_lib.BrokenCheckpointStateError as exc:
+            logger.warning("%s", exc)  # train / evaluate raise it; predict with a path works
+            existing = None
         if existing is not None:
             notice(logger, "model_dir %s has a checkpoint at step %s: training and evaluation "
                    "continue from it.", self._model_dir, existing.rsplit("-", 1)[-1])  # fmt: skip
@@ -323,7 +327,10 @@ class Estimator:
         model = self._model
         store = model._store
         key = (mode, repr(dataset.element_spec), tuple(id(h) for h in hooks))
-        with self._summaries_for(mode) as writer:  # undone if tracing or restoring fails
+        with (
+            self._summaries_for(mode) as writer,  # undone if tracing or restoring fails
+            self._trace_dropped_on_failure(key),
+        ):
             cached = self._loops.get(key)
             if cached is not None and cached[2].active and not cached[2].restart():
                 cached = None  # the hooks now want tensors the trace does not return
@@ -346,6 +353,18 @@ class Estimator:
                     trainable = {name for name, v in variables.items() if v.trainable}
                     warm_start(self._warm_start_settings, variables, trainable)
         return loop, runner
+
+    @contextlib.contextmanager
+    def _trace_dropped_on_failure(self, key: Any) -> Iterator[None]:
+        """A trace made by a _prepare that then fails (a bad checkpoint, say) is dropped:
+        it captured the event-file writer that the failure closes."""
+        known = key in self._loops
+        try:
+            yield
+        except BaseException:
+            if not known:
+                self._loops.pop(key, None)
+            raise
 
     def _trace(
         self, mode: str, dataset: tf.data.Dataset, hooks: tuple, writer: Any
