@@ -92,6 +92,9 @@ def _resolve_config(config: Any, model_dir: Any) -> RunConfig:
     return config
 
 
+_RESTORE_ATTEMPTS = 5  # checkpoints deleted by another process's GC while being read
+
+
 class Estimator:
     """Trains, evaluates and predicts with a `model_fn`, as `tf.estimator.Estimator` did.
 
@@ -313,8 +316,13 @@ class Estimator:
         checkpoint: str | None,
         hooks: tuple = (),
         keep_variables: bool = False,
+        follow_latest: bool = False,
     ) -> tuple[Callable, HookRunner]:
         """Builds (once) the model and the compiled loop for `mode`; restores `checkpoint`.
+
+        With `follow_latest` (the checkpoint was model_dir's latest, not one the caller
+        named), a checkpoint deleted while it is read (another process trains with
+        keep_checkpoint_max) is replaced by the newest one.
 
         Only the variables the mode's step uses are restored (and must be in the
         checkpoint), as tf.estimator restored the graph it had just built for that mode.
@@ -339,11 +347,8 @@ class Estimator:
                 cached = self._loops[key] = self._trace(mode, dataset, hooks, writer)
             loop, used, runner = cached
             if checkpoint is not None:
-                restorer = ckpt_lib.CheckpointRestorer(checkpoint)
-                restorer.restore_all(
-                    {name: store.variables[name] for name in used if name not in store.local_names}
-                )
-                restorer.raise_if_mismatched()
+                variables = {n: store.variables[n] for n in used if n not in store.local_names}
+                self._restore(checkpoint, variables, follow_latest)
             elif fresh:
                 # Fresh variables: what TF1 ran as initializers when model_dir had no
                 # checkpoint. init_from_checkpoint first; the warm start overrides it.
@@ -353,6 +358,21 @@ class Estimator:
                     trainable = {name for name, v in variables.items() if v.trainable}
                     warm_start(self._warm_start_settings, variables, trainable)
         return loop, runner
+
+    def _restore(self, checkpoint: str, variables: dict, follow_latest: bool) -> None:
+        for _ in range(_RESTORE_ATTEMPTS):
+            try:
+                restorer = ckpt_lib.CheckpointRestorer(checkpoint)
+                restorer.restore_all(variables)
+                break
+            except ValueError:
+                newest = self.latest_checkpoint() if follow_latest else None
+                if tf.io.gfile.exists(checkpoint + ".index") or newest in (None, checkpoint):
+                    raise  # a damaged checkpoint, not one garbage-collected meanwhile
+                logger.info("Checkpoint %s was deleted while being read; using %s.",
+                            checkpoint, newest)  # fmt: skip
+                checkpoint = newest
+        restorer.raise_if_mismatched()
 
     @contextlib.contextmanager
     def _trace_dropped_on_failure(self, key: Any) -> Iterator[None]:
@@ -579,8 +599,9 @@ class Estimator:
             self._seed()
         dataset = self._input_for(input_fn, ModeKeys.EVAL)
         loop, runner = self._prepare(
-            ModeKeys.EVAL, dataset, checkpoint, tuple(hooks), keep_variables=in_memory
-        )
+            ModeKeys.EVAL, dataset, checkpoint, tuple(hooks), keep_variables=in_memory,
+            follow_latest=not checkpoint_path,
+        )  # fmt: skip
         self._model._store.reset_locals()
         limit = steps if steps is not None else _UNTIL_EXHAUSTED
         runner.after_create_session()
@@ -661,7 +682,9 @@ class Estimator:
         checkpoint = self._checkpoint_for(checkpoint_path, "predict")
         self._seed()
         dataset = self._input_for(input_fn, ModeKeys.PREDICT)
-        predict_fn, runner = self._prepare(ModeKeys.PREDICT, dataset, checkpoint, tuple(hooks))
+        predict_fn, runner = self._prepare(
+            ModeKeys.PREDICT, dataset, checkpoint, tuple(hooks), follow_latest=not checkpoint_path
+        )
         if isinstance(predict_keys, str):
             predict_keys = [predict_keys]
         runner.after_create_session()
