@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import os
+import time
 from typing import Any
 
 import tensorflow as tf
@@ -28,6 +29,9 @@ class CheckpointMismatchError(tf.errors.NotFoundError, ValueError):
 
     def __init__(self, message: str) -> None:
         super().__init__(None, None, message)
+
+
+_STATE_READS = 5  # a trainer in another process may rewrite the state while we read it
 
 
 class CheckpointWriteError(OSError):
@@ -64,14 +68,22 @@ def latest_checkpoint(model_dir: str) -> str | None:
     """
     if not model_dir or not tf.io.gfile.isdir(model_dir):
         return None
-    state = tf.train.get_checkpoint_state(model_dir)
-    if state is None or not state.model_checkpoint_path:
-        return None
-    newest = state.model_checkpoint_path
-    if not os.path.isabs(newest):
-        newest = os.path.join(model_dir, newest)
-    if _exists(newest):
-        return newest
+    named = None
+    for _ in range(_STATE_READS):
+        state = tf.train.get_checkpoint_state(model_dir)
+        if state is None or not state.model_checkpoint_path:
+            return None
+        newest = state.model_checkpoint_path
+        if not os.path.isabs(newest):
+            newest = os.path.join(model_dir, newest)
+        if _exists(newest):
+            return newest
+        if newest == named:
+            break  # the same missing checkpoint twice: the state file is broken
+        # Another process may have saved a newer checkpoint and deleted this one since
+        # the state was read: read it again.
+        named = newest
+        time.sleep(0.05)
     complete = [
         p if os.path.isabs(p) else os.path.join(model_dir, p)
         for p in state.all_model_checkpoint_paths
