@@ -73,9 +73,7 @@ def latest_checkpoint(model_dir: str) -> str | None:
         state = tf.train.get_checkpoint_state(model_dir)
         if state is None or not state.model_checkpoint_path:
             return None
-        newest = state.model_checkpoint_path
-        if not os.path.isabs(newest):
-            newest = os.path.join(model_dir, newest)
+        newest = state.model_checkpoint_path  # TF already joined relative paths to model_dir
         if _exists(newest):
             return newest
         if newest == named:
@@ -84,11 +82,7 @@ def latest_checkpoint(model_dir: str) -> str | None:
         # the state was read: read it again.
         named = newest
         time.sleep(0.05)
-    complete = [
-        p if os.path.isabs(p) else os.path.join(model_dir, p)
-        for p in state.all_model_checkpoint_paths
-    ]
-    complete = [p for p in complete if _exists(p)]
+    complete = [p for p in state.all_model_checkpoint_paths if _exists(p)]
     raise BrokenCheckpointStateError(
         f"The checkpoint state file {os.path.join(model_dir, 'checkpoint')!r} names "
         f"{newest!r}, whose files are missing. "
@@ -98,15 +92,36 @@ def latest_checkpoint(model_dir: str) -> str | None:
     )
 
 
+_READ_ERRORS: dict[type, type] = {}
+
+
+def _read_error(tf_error: type) -> type:
+    """`tf_error` and ValueError at once (tf.estimator raised TF's; we always raised ValueError)."""
+    if tf_error not in _READ_ERRORS:
+        _READ_ERRORS[tf_error] = type(
+            "CheckpointReadError",
+            (tf_error, ValueError),
+            {
+                "__init__": lambda self, message, code: tf.errors.OpError.__init__(
+                    self, None, None, message, code
+                )
+            },
+        )
+    return _READ_ERRORS[tf_error]
+
+
 def open_reader(path: str) -> Any:
     try:
         return tf.train.load_checkpoint(path)
     except Exception as exc:  # noqa: BLE001 - TF raises several types for bad files
-        raise ValueError(
+        message = (
             f"Could not read checkpoint {path!r}: {exc}. Expected a complete checkpoint "
             "(its .index and .data files). Fix: pass checkpoint_path= an older, complete "
             "checkpoint, or remove the broken one from the checkpoint state file."
-        ) from exc
+        )
+        if isinstance(exc, tf.errors.OpError):
+            raise _read_error(type(exc))(message, exc.error_code) from exc
+        raise ValueError(message) from exc
 
 
 class CheckpointRestorer:
@@ -206,7 +221,9 @@ class CheckpointWriter:
         except (tf.errors.OpError, OSError) as exc:
             # TF writes into temporary files and renames them at the end: remove what a
             # failed write left, so that model_dir only holds complete checkpoints.
-            for leftover in tf.io.gfile.glob(f"{prefix}-{step}*_temp*"):
+            leftovers = tf.io.gfile.glob(f"{prefix}-{step}*_temp*")
+            leftovers += tf.io.gfile.glob(f"{prefix}-{step}*.tempstate*")
+            for leftover in leftovers:
                 _remove(leftover)
             kept = f"The previous checkpoint, {previous}, is intact. " if previous else ""
             raise CheckpointWriteError(

@@ -317,6 +317,7 @@ class Estimator:
         hooks: tuple = (),
         keep_variables: bool = False,
         follow_latest: bool = False,
+        after_restore: Callable[[HookRunner], None] | None = None,
     ) -> tuple[Callable, HookRunner]:
         """Builds (once) the model and the compiled loop for `mode`; restores `checkpoint`.
 
@@ -357,6 +358,8 @@ class Estimator:
                     variables = store.global_variables()
                     trainable = {name for name, v in variables.items() if v.trainable}
                     warm_start(self._warm_start_settings, variables, trainable)
+            if after_restore is not None:
+                after_restore(runner)
         return loop, runner
 
     def _restore(self, checkpoint: str, variables: dict, follow_latest: bool) -> None:
@@ -512,18 +515,27 @@ class Estimator:
 
         self._seed()
         dataset = self._input_for(input_fn, ModeKeys.TRAIN)
-        loop, runner = self._prepare(ModeKeys.TRAIN, dataset, checkpoint, tuple(hooks))
+        made: dict[str, Any] = {}
+
+        def saver_for(runner: HookRunner) -> None:
+            # Made while _prepare can still undo what it created (a fresh event file) if
+            # it fails: saving_listeners without any checkpoint saving, say.
+            made["saver"] = make_saver(
+                self._model_dir,
+                self._model._store.global_variables(),
+                self._config,
+                runner,
+                listeners,
+                self._train_scaffold_saver,
+            )
+
+        loop, runner = self._prepare(
+            ModeKeys.TRAIN, dataset, checkpoint, tuple(hooks), after_restore=saver_for
+        )
+        saver = made["saver"]
         step = self._global_step_value()
         self._model.train_call_start.assign(step)
         target = max_steps if max_steps is not None else step + steps if steps else None
-        saver = make_saver(
-            self._model_dir,
-            self._model._store.global_variables(),
-            self._config,
-            runner,
-            listeners,
-            self._train_scaffold_saver,
-        )
         listeners = saver.listeners if saver is not None else []
         for listener in listeners:
             listener.begin()

@@ -107,6 +107,10 @@ def _from_recovered(result: Any, registry: dict) -> tf.data.Dataset | None:
     return dataset.map(restructure)
 
 
+class InputFnResultError(TypeError, ValueError):
+    """input_fn returned something that is not a dataset or features (TypeError in 2.15)."""
+
+
 def _as_pair_dataset(result: Any, mode: str) -> tf.data.Dataset:
     if isinstance(result, tf.data.Dataset):
         spec = result.element_spec
@@ -132,7 +136,7 @@ def _as_pair_dataset(result: Any, mode: str) -> tf.data.Dataset:
     elif isinstance(result, (dict, tf.Tensor, tf.SparseTensor)):
         element = (result,)
     else:
-        raise ValueError(
+        raise InputFnResultError(
             f"input_fn returned {result!r} (type {type(result).__name__}); expected a "
             "tf.data.Dataset of (features, labels), a Dataset of features, or a "
             "(features, labels) tuple of tensors / dicts of tensors."
@@ -193,7 +197,7 @@ def call_input_fn(
     if recovered is not None:
         result = recovered
     if result is None:
-        raise ValueError(
+        raise InputFnResultError(
             "input_fn returned None; expected a tf.data.Dataset or a (features, labels) tuple. "
             "Did it forget a `return`?"
         )

@@ -8,6 +8,7 @@ import logging
 import os
 from typing import Any
 
+import numpy as np
 import tensorflow as tf
 
 logger = logging.getLogger("keras_estimator")
@@ -25,6 +26,11 @@ def _default_values() -> dict[str, Any]:
     values.update(save_checkpoints_steps=None, save_checkpoints_secs=600)
     return values
 
+
+_NUMERIC = (
+    "save_summary_steps", "save_checkpoints_steps", "save_checkpoints_secs",
+    "keep_checkpoint_max", "keep_checkpoint_every_n_hours", "log_step_count_steps",
+)  # fmt: skip
 
 _REPLACEABLE = [
     "model_dir",
@@ -181,6 +187,16 @@ class RunConfig:
             value = getattr(self, "_" + name)
             if value is not None and not ok(value):
                 raise ValueError(message)
+
+        for name in _NUMERIC:
+            value = getattr(self, "_" + name)
+            if value is not None and (
+                isinstance(value, bool) or not isinstance(value, int | float | np.number)
+            ):
+                raise TypeError(
+                    f"RunConfig {name} must be a number or None, given {value!r} "
+                    f"(type {type(value).__name__})."
+                )
 
         check("model_dir", lambda d: d, "model_dir should be non-empty")
         check("save_summary_steps", lambda s: s >= 0, "save_summary_steps should be >= 0")

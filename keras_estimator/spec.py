@@ -101,11 +101,13 @@ def _validate_predictions(predictions: Any, mode: str) -> Any:
     return predictions
 
 
-def validate_spec_hooks(hooks: Any) -> tuple:
+def validate_spec_hooks(hooks: Any, field: str = "hooks") -> tuple:
     hooks = tuple(hooks or [])
     for hook in hooks:
         if not isinstance(hook, tf.compat.v1.train.SessionRunHook):
-            raise TypeError(f"All hooks must be SessionRunHook instances, given: {hook}")
+            raise TypeError(
+                f"All hooks must be SessionRunHook instances, given: {hook} (EstimatorSpec.{field})"
+            )
     return hooks
 
 
@@ -201,11 +203,11 @@ class EstimatorSpec(collections.namedtuple("EstimatorSpec", _FIELDS)):
             train_op=_validate_train_op(train_op, mode),
             eval_metric_ops=_validate_eval_metric_ops(eval_metric_ops),
             export_outputs=_validate_export_outputs(export_outputs, predictions, mode),
-            training_chief_hooks=validate_spec_hooks(training_chief_hooks),
-            training_hooks=validate_spec_hooks(training_hooks),
+            training_chief_hooks=validate_spec_hooks(training_chief_hooks, "training_chief_hooks"),
+            training_hooks=validate_spec_hooks(training_hooks, "training_hooks"),
             scaffold=_validate_scaffold(scaffold),
-            evaluation_hooks=validate_spec_hooks(evaluation_hooks),
-            prediction_hooks=validate_spec_hooks(prediction_hooks),
+            evaluation_hooks=validate_spec_hooks(evaluation_hooks, "evaluation_hooks"),
+            prediction_hooks=validate_spec_hooks(prediction_hooks, "prediction_hooks"),
         )
 
     def __repr__(self) -> str:

@@ -146,6 +146,14 @@ class WarmStartSettings(
     ) -> WarmStartSettings:
         if not ckpt_to_initialize_from:
             raise ValueError("`ckpt_to_initialize_from` MUST be set in WarmStartSettings")
+        for name, info in (var_name_to_vocab_info or {}).items():
+            if not all(hasattr(info, f) for f in ("new_vocab", "new_vocab_size", "old_vocab")):
+                raise TypeError(
+                    f"var_name_to_vocab_info[{name!r}] must be a VocabInfo (ours or "
+                    f"tf.compat.v1.train.VocabInfo), given "
+                    f"{info!r} (type {type(info).__name__}). Fix: VocabInfo(new_vocab=..., "
+                    "new_vocab_size=..., num_oov_buckets=..., old_vocab=...)."
+                )
         return super().__new__(
             cls,
             ckpt_to_initialize_from,
@@ -196,6 +204,13 @@ def resolve_warm_start(
     )
 
 
+class WarmStartCheckpointNotFoundError(tf.errors.NotFoundError, ValueError):
+    """ckpt_to_initialize_from names no checkpoint (NotFoundError, as in tf.estimator)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(None, None, message)
+
+
 def warm_start_checkpoint(ckpt_to_initialize_from: str | bytes | os.PathLike) -> str:
     """The checkpoint prefix that `ckpt_to_initialize_from` names.
 
@@ -221,14 +236,14 @@ def warm_start_checkpoint(ckpt_to_initialize_from: str | bytes | os.PathLike) ->
         saved_model_vars = os.path.join(path, "variables", "variables")
         if tf.io.gfile.exists(saved_model_vars + ".index"):
             return saved_model_vars
-        raise ValueError(
+        raise WarmStartCheckpointNotFoundError(
             f"Couldn't find 'checkpoint' file or checkpoints in given directory {path}. "
             "Expected a directory a model was trained in, a SavedModel directory, or a "
             "checkpoint prefix such as model_dir/model.ckpt-1000."
         )
     if tf.io.gfile.exists(path + ".index"):
         return path
-    raise ValueError(
+    raise WarmStartCheckpointNotFoundError(
         f"No checkpoint to warm-start from at {path!r}: there is no {path}.index. "
         "Expected a checkpoint prefix such as model_dir/model.ckpt-1000 (without "
         "'.index'), a directory a model was trained in, or a SavedModel directory."

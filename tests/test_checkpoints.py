@@ -211,3 +211,14 @@ def test_seed_leaves_numpy_and_python_random_alone(tmp_path, toy_data):
     est.evaluate(dataset_input_fn(x, y, 64))
     second = (np.random.rand(), random.random())
     assert first != second  # the user's streams go on; they are not re-seeded per call
+
+
+def test_relative_model_dir_resumes(tmp_path, toy_data, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    x, y = toy_data
+    est = estimator.Estimator(classifier_model_fn, model_dir="relative/run", params={})
+    est.train(dataset_input_fn(x, y, 16, repeat=True), steps=2)
+    assert est.latest_checkpoint() == os.path.join("relative", "run", "model.ckpt-2")
+    est.train(dataset_input_fn(x, y, 16, repeat=True), steps=2)
+    assert est.get_variable_value("global_step") == 4
+    assert est.evaluate(dataset_input_fn(x, y, 64))["global_step"] == 4

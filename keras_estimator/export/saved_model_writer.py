@@ -137,14 +137,17 @@ def _refresh_fingerprint(path: str) -> None:
         f.write(fingerprint)
 
 
-def _copy_assets_extra(path: str, assets_extra: dict | None) -> None:
-    if not assets_extra:
-        return
-    if not isinstance(assets_extra, dict):
+def _check_assets_extra(assets_extra: Any) -> None:
+    if assets_extra and not isinstance(assets_extra, dict):
         raise TypeError(
             f"assets_extra must be a dict of destination path to source file, given: "
             f"{assets_extra!r}"
         )
+
+
+def _copy_assets_extra(path: str, assets_extra: dict | None) -> None:
+    if not assets_extra:
+        return
     for dest, source in assets_extra.items():
         target = os.path.join(path, "assets.extra", dest)
         tf.io.gfile.makedirs(os.path.dirname(target))
@@ -171,6 +174,7 @@ def write_saved_model(
         raise TypeError(
             f"serving_input_receiver_fn must be callable, given: {serving_input_receiver_fn!r}"
         )
+    _check_assets_extra(assets_extra)
     checkpoint = checkpoint_path or estimator.latest_checkpoint()
     warm_start_settings = getattr(estimator, "_warm_start_settings", None)
     if not checkpoint and warm_start_settings is not None:
@@ -214,6 +218,7 @@ def write_saved_model(
         for handle in pruned.captured_inputs
         if id(handle) in by_handle
     ]
+    base_existed = tf.io.gfile.exists(export_dir_base)
     export_dir = timestamped_dir(export_dir_base)
     temp_dir = os.path.join(export_dir_base, "temp-" + os.path.basename(export_dir))
     try:
@@ -228,6 +233,9 @@ def write_saved_model(
     except BaseException:
         if tf.io.gfile.exists(temp_dir):
             shutil.rmtree(temp_dir, ignore_errors=True)
+        if not base_existed and tf.io.gfile.isdir(export_dir_base):
+            if not tf.io.gfile.listdir(export_dir_base):
+                tf.io.gfile.rmtree(export_dir_base)  # this call made it: leave no trace
         raise
     logger.info("Signatures INCLUDED in export for Predict: %s", sorted(functions))
     logger.info("SavedModel written to: %s", export_dir)

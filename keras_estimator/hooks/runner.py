@@ -74,6 +74,16 @@ def _counts_only(hook: Any) -> bool:
     return type(hook).after_run is _V1.train.SessionRunHook.after_run
 
 
+def _checked_args(hook: Any, args: Any) -> Any:
+    if args is not None and not isinstance(args, _V1.train.SessionRunArgs):
+        raise TypeError(
+            f"{type(hook).__name__}.before_run must return a SessionRunArgs or None, given "
+            f"{type(args).__name__}: {args!r:.200}. Fix: return "
+            "tf.compat.v1.train.SessionRunArgs(fetches)."
+        )
+    return args
+
+
 def _as_fetchable(fetch: Any, graph: tf.Graph) -> tf.Tensor:
     """A tensor for one leaf of a hook's fetches: tensors, names, variables or ops."""
     if isinstance(fetch, str):
@@ -140,7 +150,7 @@ class HookRunner:
         for hook in self.hooks:
             hook.begin()
             candidates = []
-            args = hook.before_run(context)
+            args = _checked_args(hook, hook.before_run(context))
             if args is not None:
                 if args.feed_dict:
                     raise NotImplementedError(
@@ -190,7 +200,7 @@ class HookRunner:
         ):
             for hook in self.hooks:
                 hook.begin()
-                args = hook.before_run(context)
+                args = _checked_args(hook, hook.before_run(context))
                 fetches = [] if args is None else tf.nest.flatten(args.fetches)
                 if any(f is not None and self._key_of(f) is None for f in fetches):
                     return False
@@ -253,7 +263,7 @@ class HookRunner:
         self._context = _V1.train.SessionRunContext(_V1.train.SessionRunArgs(None), self.session)
         self._requests = []
         for hook in self.hooks:
-            args = hook.before_run(self._context)
+            args = _checked_args(hook, hook.before_run(self._context))
             fetches = None if args is None else args.fetches
             for fetch in tf.nest.flatten(fetches):
                 if fetch is not None and self._key_of(fetch) is None:

@@ -98,9 +98,9 @@ class TPUEstimatorSpec(collections.namedtuple("TPUEstimatorSpec", _FIELDS)):
             export_outputs=export_outputs,
             scaffold_fn=scaffold_fn,
             host_call=host_call,
-            training_hooks=validate_spec_hooks(training_hooks),
-            evaluation_hooks=validate_spec_hooks(evaluation_hooks),
-            prediction_hooks=validate_spec_hooks(prediction_hooks),
+            training_hooks=validate_spec_hooks(training_hooks, "training_hooks"),
+            evaluation_hooks=validate_spec_hooks(evaluation_hooks, "evaluation_hooks"),
+            prediction_hooks=validate_spec_hooks(prediction_hooks, "prediction_hooks"),
         )
 
     def as_estimator_spec(self) -> EstimatorSpec:
