@@ -210,6 +210,13 @@ class CheckpointWriter:
         if state is not None:
             with quiet_tf_warning("get_checkpoint_mtimes"):
                 self._saver.recover_last_checkpoints(list(state.all_model_checkpoint_paths))
+        # A save killed mid-write (kill -9, preemption) leaves temporary files nothing else
+        # removes; the one writer of this model_dir (the chief) clears them on start.
+        prefix = os.path.join(model_dir, basename)
+        for leftover in tf.io.gfile.glob(f"{prefix}-*.tempstate*"):
+            _remove(leftover)
+        for leftover in tf.io.gfile.glob(f"{prefix}-*_temp*"):
+            _remove(leftover)
 
     def save(self, step: int) -> str:
         prefix = os.path.join(self.model_dir, self.basename)

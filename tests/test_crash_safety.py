@@ -224,6 +224,8 @@ def test_kill_9_at_random_moments_resumes_from_the_newest_complete_checkpoint(tm
     assert start_hook.value == expected_start
     assert est.get_variable_value("global_step") == expected_start + 12
     assert _check_model_dir(model_dir) == expected_start + 12
+    # The resumed writer cleared what the killed saves left half-written.
+    assert not [n for n in os.listdir(model_dir) if ".tempstate" in n or "_temp" in n]
 
     print(
         f"\ncrash safety: {TRIALS} trials in {time.monotonic() - started:.1f}s; "
