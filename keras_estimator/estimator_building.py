@@ -1,0 +1,202 @@
+"""How an Estimator builds its model and compiled loops, restores checkpoints, and keeps
+event-file writers: the machinery behind train / evaluate / predict (a base class of
+`Estimator`, which holds the public methods)."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import tensorflow as tf
+
+from keras_estimator import checkpoints as ckpt_lib
+from keras_estimator._logging import quiet_tf_warning
+from keras_estimator._seeding import seeded_python_random
+from keras_estimator.distribute import iterator_spec
+from keras_estimator.engine.checkpoint_init import apply_checkpoint_initializers
+from keras_estimator.engine.global_step import GlobalStepVariable
+from keras_estimator.engine.model import EstimatorModel
+from keras_estimator.engine.variable_store import VariableStore
+from keras_estimator.hooks.runner import HookRunner
+from keras_estimator.hooks.session import HookSession
+from keras_estimator.mode_keys import ModeKeys
+from keras_estimator.warm_start import warm_start
+
+logger = logging.getLogger("keras_estimator")
+
+_RESTORE_ATTEMPTS = 5  # checkpoints deleted by another process's GC while being read
+
+
+class EstimatorBuilding:
+    """Model building, tracing and restoring for `Estimator` (see estimator_class.py)."""
+
+    def _build_model(self) -> EstimatorModel:
+        store = VariableStore()
+        global_step = GlobalStepVariable.under(self._strategy)
+        store.variables["global_step"] = global_step
+        return EstimatorModel(self._call_model_fn, store, global_step)
+
+    def _prepare(
+        self,
+        mode: str,
+        dataset: tf.data.Dataset,
+        checkpoint: str | None,
+        hooks: tuple = (),
+        keep_variables: bool = False,
+        follow_latest: bool = False,
+        after_restore: Callable[[HookRunner], None] | None = None,
+    ) -> tuple[Callable, HookRunner]:
+        """Builds (once) the model and the compiled loop for `mode`; restores `checkpoint`.
+
+        With `follow_latest` (the checkpoint was model_dir's latest, not one the caller
+        named), a checkpoint deleted while it is read (another process trains with
+        keep_checkpoint_max) is replaced by the newest one.
+
+        Only the variables the mode's step uses are restored (and must be in the
+        checkpoint), as tf.estimator restored the graph it had just built for that mode.
+        Returns the loop and the runner of the hooks the step was traced with.
+        """
+        fresh = self._model is None or (checkpoint is None and not keep_variables)
+        if fresh:
+            # Without a checkpoint tf.estimator started from fresh initial values.
+            self._model, self._loops = self._build_model(), {}
+        model = self._model
+        store = model._store
+        key = (mode, repr(dataset.element_spec), tuple(id(h) for h in hooks))
+        with (
+            self._summaries_for(mode) as writer,  # undone if tracing or restoring fails
+            self._trace_dropped_on_failure(key),
+        ):
+            cached = self._loops.get(key)
+            if cached is not None and cached[2].active and not cached[2].restart():
+                cached = None  # the hooks now want tensors the trace does not return
+            if cached is None:
+                store.checkpoint_initializers.clear()
+                cached = self._loops[key] = self._trace(mode, dataset, hooks, writer)
+            loop, used, runner = cached
+            if checkpoint is not None:
+                variables = {n: store.variables[n] for n in used if n not in store.local_names}
+                self._restore(checkpoint, variables, follow_latest)
+            elif fresh:
+                # Fresh variables: what TF1 ran as initializers when model_dir had no
+                # checkpoint. init_from_checkpoint first; the warm start overrides it.
+                apply_checkpoint_initializers(store.checkpoint_initializers)
+                if self._warm_start_settings is not None:
+                    variables = store.global_variables()
+                    trainable = {name for name, v in variables.items() if v.trainable}
+                    warm_start(self._warm_start_settings, variables, trainable)
+            if after_restore is not None:
+                after_restore(runner)
+        return loop, runner
+
+    def _restore(self, checkpoint: str, variables: dict, follow_latest: bool) -> None:
+        for _ in range(_RESTORE_ATTEMPTS):
+            try:
+                restorer = ckpt_lib.CheckpointRestorer(checkpoint)
+                restorer.restore_all(variables)
+                break
+            except ValueError:
+                newest = self.latest_checkpoint() if follow_latest else None
+                if tf.io.gfile.exists(checkpoint + ".index") or newest in (None, checkpoint):
+                    raise  # a damaged checkpoint, not one garbage-collected meanwhile
+                logger.info("Checkpoint %s was deleted while being read; using %s.",
+                            checkpoint, newest)  # fmt: skip
+                checkpoint = newest
+        restorer.raise_if_mismatched()
+
+    @contextlib.contextmanager
+    def _trace_dropped_on_failure(self, key: Any) -> Iterator[None]:
+        """A trace made by a _prepare that then fails (a bad checkpoint, say) is dropped:
+        it captured the event-file writer that the failure closes."""
+        known = key in self._loops
+        try:
+            yield
+        except BaseException:
+            if not known:
+                self._loops.pop(key, None)
+            raise
+
+    def _trace(
+        self, mode: str, dataset: tf.data.Dataset, hooks: tuple, writer: Any
+    ) -> tuple[Callable, set[str], HookRunner]:
+        """Traces the step of `mode` (and its loop): `(loop, variable names used, runner)`."""
+        model = self._model
+        store = model._store
+        runner = HookRunner(list(hooks), HookSession(store, model._ke_global_step))
+        model.hook_runner = runner
+        model.summary_steps = self._config.save_summary_steps
+        model.is_chief = self._config.is_chief
+        try:
+            with (
+                seeded_python_random(self._config.tf_random_seed),
+                self._scope(mode),
+                store.creating() as used,
+                writer.as_default() if writer is not None else contextlib.nullcontext(),
+                # ParameterServerStrategy warns that the step is traced on the coordinator:
+                # it is, once, before its concrete function is scheduled onto the workers.
+                quiet_tf_warning("invoked without using `ClusterCoordinator.schedule`"),
+            ):
+                strategy = self._strategy_for(mode)
+                step_fn, out_specs = model.make_step(mode, dataset.element_spec, strategy)
+                if mode == ModeKeys.PREDICT:
+                    loop = tf.function(step_fn, autograph=False)
+                    loop.get_concrete_function(dataset.element_spec)
+                else:
+                    loop = model.make_loop(step_fn, out_specs, strategy)
+                    loop.get_concrete_function(iterator_spec(dataset), tf.TensorSpec([], tf.int64))
+        finally:
+            model.hook_runner = None
+        used.add("global_step")
+        return loop, used, runner
+
+    @contextlib.contextmanager
+    def _summaries_for(self, mode: str) -> Iterator[tf.summary.SummaryWriter | None]:
+        """The training event-file writer (TRAIN with save_summary_steps), for a trace.
+
+        Creating it opens an event file; if the trace fails (a bad model_fn), the file and
+        a model_dir made for it are removed again, so a failure leaves model_dir as it was.
+        """
+        if (
+            mode != ModeKeys.TRAIN
+            or not self._config.save_summary_steps
+            or not self._config.is_chief  # workers write no summaries, as with tf.estimator
+        ):
+            yield None
+            return
+        fresh = self._model_dir not in self._writers
+        existed = set(os.listdir(self._model_dir)) if os.path.isdir(self._model_dir) else None
+        writer = self._summary_writer(self._model_dir)
+        try:
+            yield writer
+        except BaseException:
+            if fresh:
+                self._writers.pop(self._model_dir).close()
+                for name in set(os.listdir(self._model_dir)) - (existed or set()):
+                    if name.startswith("events.out.tfevents"):
+                        os.remove(os.path.join(self._model_dir, name))
+                if existed is None and not os.listdir(self._model_dir):
+                    os.rmdir(self._model_dir)
+            raise
+
+    def _summary_writer(self, directory: str) -> tf.summary.SummaryWriter:
+        """One event-file writer per directory for this Estimator (kept open)."""
+        writer = self._writers.get(directory)
+        if writer is None:
+            writer = self._writers[directory] = tf.summary.create_file_writer(directory)
+        return writer
+
+    def _seed(self) -> None:
+        """Seeds TF before input_fn runs, as tf.estimator seeded its fresh graph."""
+        if self._config.tf_random_seed is not None:
+            tf.random.set_seed(self._config.tf_random_seed)
+
+    def _flush_model_fn_writers(self) -> None:
+        """Summary writers the model_fn made (a host_call's, say) flush when a call ends."""
+        for writer in self._model._store.summary_writers:
+            writer.flush()
+
+    def _global_step_value(self) -> int:
+        return int(self._model._ke_global_step.numpy())
