@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import glob
 import logging
 import os
 import time
@@ -98,16 +99,23 @@ _READ_ERRORS: dict[type, type] = {}
 def _read_error(tf_error: type) -> type:
     """`tf_error` and ValueError at once (tf.estimator raised TF's; we always raised ValueError)."""
     if tf_error not in _READ_ERRORS:
+
+        def __init__(self: Any, message: str, code: int) -> None:  # noqa: N807
+            tf.errors.OpError.__init__(self, None, None, message, code)
+
+        def __reduce__(self: Any) -> tuple:  # noqa: N807  (picklable, e.g. for multiprocessing)
+            return _rebuild_read_error, (tf_error, self.message, self.error_code)
+
         _READ_ERRORS[tf_error] = type(
             "CheckpointReadError",
             (tf_error, ValueError),
-            {
-                "__init__": lambda self, message, code: tf.errors.OpError.__init__(
-                    self, None, None, message, code
-                )
-            },
+            {"__init__": __init__, "__reduce__": __reduce__, "__module__": __name__},
         )
     return _READ_ERRORS[tf_error]
+
+
+def _rebuild_read_error(tf_error: type, message: str, code: int) -> Exception:
+    return _read_error(tf_error)(message, code)
 
 
 def open_reader(path: str) -> Any:
@@ -212,11 +220,12 @@ class CheckpointWriter:
                 self._saver.recover_last_checkpoints(list(state.all_model_checkpoint_paths))
         # A save killed mid-write (kill -9, preemption) leaves temporary files nothing else
         # removes; the one writer of this model_dir (the chief) clears them on start.
-        prefix = os.path.join(model_dir, basename)
-        for leftover in tf.io.gfile.glob(f"{prefix}-*.tempstate*"):
-            _remove(leftover)
-        for leftover in tf.io.gfile.glob(f"{prefix}-*_temp*"):
-            _remove(leftover)
+        prefix = glob.escape(os.path.join(model_dir, basename))
+        pattern_dir = glob.escape(model_dir)
+        for pattern in (f"{prefix}-*.tempstate*", f"{prefix}-*_temp*",
+                        f"{pattern_dir}/checkpoint.tmp*"):  # fmt: skip
+            for leftover in tf.io.gfile.glob(pattern):
+                _remove(leftover)
 
     def save(self, step: int) -> str:
         prefix = os.path.join(self.model_dir, self.basename)
@@ -228,8 +237,9 @@ class CheckpointWriter:
         except (tf.errors.OpError, OSError) as exc:
             # TF writes into temporary files and renames them at the end: remove what a
             # failed write left, so that model_dir only holds complete checkpoints.
-            leftovers = tf.io.gfile.glob(f"{prefix}-{step}*_temp*")
-            leftovers += tf.io.gfile.glob(f"{prefix}-{step}*.tempstate*")
+            escaped = glob.escape(prefix)
+            leftovers = tf.io.gfile.glob(f"{escaped}-{step}*_temp*")
+            leftovers += tf.io.gfile.glob(f"{escaped}-{step}*.tempstate*")
             for leftover in leftovers:
                 _remove(leftover)
             kept = f"The previous checkpoint, {previous}, is intact. " if previous else ""

@@ -105,6 +105,13 @@ class EstimatorBuilding:
                 logger.info("Checkpoint %s was deleted while being read; using %s.",
                             checkpoint, newest)  # fmt: skip
                 checkpoint = newest
+        else:
+            raise ckpt_lib.BrokenCheckpointStateError(
+                f"Checkpoints in {self._model_dir!r} kept disappearing while being read "
+                f"({_RESTORE_ATTEMPTS} attempts, the last {checkpoint!r}): another process "
+                "deletes them faster than they can be restored. Fix: pass checkpoint_path= "
+                "a checkpoint that stays, or raise that trainer's keep_checkpoint_max."
+            )
         restorer.raise_if_mismatched()
 
     @contextlib.contextmanager
@@ -166,19 +173,24 @@ class EstimatorBuilding:
         ):
             yield None
             return
-        fresh = self._model_dir not in self._writers
-        existed = set(os.listdir(self._model_dir)) if os.path.isdir(self._model_dir) else None
-        writer = self._summary_writer(self._model_dir)
+        model_dir = self._model_dir
+        fresh = model_dir not in self._writers
+        gfile = tf.io.gfile  # model_dir may be gs://, hdfs://, ram://
+        existed = set(gfile.listdir(model_dir)) if gfile.isdir(model_dir) else None
+        writer = self._summary_writer(model_dir)
         try:
             yield writer
         except BaseException:
             if fresh:
-                self._writers.pop(self._model_dir).close()
-                for name in set(os.listdir(self._model_dir)) - (existed or set()):
-                    if name.startswith("events.out.tfevents"):
-                        os.remove(os.path.join(self._model_dir, name))
-                if existed is None and not os.listdir(self._model_dir):
-                    os.rmdir(self._model_dir)
+                self._writers.pop(model_dir).close()
+                try:  # best effort: the error that got us here is the one to raise
+                    for name in set(gfile.listdir(model_dir)) - (existed or set()):
+                        if name.startswith("events.out.tfevents"):
+                            gfile.remove(os.path.join(model_dir, name))
+                    if existed is None and not gfile.listdir(model_dir):
+                        gfile.rmtree(model_dir)
+                except (OSError, tf.errors.OpError):
+                    logger.warning("Could not remove the event file made for a failed call.")
             raise
 
     def _summary_writer(self, directory: str) -> tf.summary.SummaryWriter:

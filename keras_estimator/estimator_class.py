@@ -466,7 +466,9 @@ class Estimator(EstimatorBuilding):
             ran, logs = loop(iterator, tf.constant(limit, tf.int64))
         runner.end()
         self._flush_model_fn_writers()
-        keras_callbacks.end({k: float(v) for k, v in logs.items() if k != HOOKS_KEY})
+        keras_callbacks.end(
+            {k: float(v) for k, v in logs.items() if k != HOOKS_KEY and np.ndim(v) == 0}
+        )
         if int(ran) == 0:
             # tf.estimator reported the metrics' initial values in this case; so do we.
             logger.warning("Evaluation ran no step: input_fn yielded no data.")

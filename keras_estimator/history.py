@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 
 class TrainingHistory:
     """What train() and evaluate() reported in this Python session, keyed by global step.
@@ -27,7 +29,9 @@ class TrainingHistory:
         self.loss[int(step)] = float(loss)
 
     def record_evaluation(self, name: str | None, step: int, results: dict[str, Any]) -> None:
-        values = {k: float(v) for k, v in results.items() if k != "global_step"}
+        values = {
+            k: float(v) for k, v in results.items() if k != "global_step" and np.ndim(v) == 0
+        }  # a vector metric (e.g. metrics.mean_tensor) stays in evaluate()'s own result
         self._evaluations.setdefault(name, {})[int(step)] = values
 
     @property

@@ -43,7 +43,9 @@ class GracefulInterrupt:
 
     def _restore(self) -> None:
         if self._installed:
-            signal.signal(signal.SIGINT, self._previous)
+            # None: the previous handler was not set from Python; the default is closest.
+            previous = self._previous if self._previous is not None else signal.default_int_handler
+            signal.signal(signal.SIGINT, previous)
             self._installed = False
 
     def __exit__(self, *exc_info: Any) -> None:

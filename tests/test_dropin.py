@@ -203,3 +203,13 @@ def test_console_script_is_declared():
     scripts = importlib.metadata.entry_points(group="console_scripts")
     assert any(ep.name == "keras-estimator" and ep.value == "keras_estimator.cli:main"
                for ep in scripts)  # fmt: skip
+
+
+def test_unprovided_legacy_modules_fail_to_import_and_leave_nothing_behind():
+    estimator.install()
+    try:
+        with pytest.raises(ModuleNotFoundError, match="keras_estimator.install\\(\\) provides"):
+            importlib.import_module("tensorflow_estimator.python.estimator.canned.heads")
+    finally:
+        estimator.uninstall()
+    assert not [n for n in sys.modules if n.startswith("tensorflow_estimator")]

@@ -122,3 +122,33 @@ def test_corrupted_checkpoint_errors_name_the_file_and_older_ones_still_work(
         f.write('model_checkpoint_path: "model.ckpt-5"\n')
     est.train(dataset_input_fn(x, y, 16, repeat=True), steps=2)
     assert est.get_variable_value("global_step") == 7
+
+
+def test_checkpoint_read_errors_pickle(tmp_path, trained_dir):
+    import pickle
+
+    from keras_estimator.checkpoints import open_reader
+
+    bad = tmp_path / "bad"
+    bad.write_bytes(b"")
+    with pytest.raises(ValueError) as info:
+        open_reader(str(bad))
+    again = pickle.loads(pickle.dumps(info.value))
+    assert type(again) is type(info.value) and str(again) == str(info.value)
+
+
+def test_vector_metrics_are_returned_but_not_in_history(tmp_path, toy_data):
+    x, y = toy_data
+
+    def model_fn(features, labels, mode, params):
+        spec = classifier_model_fn(features, labels, mode, params)
+        if mode != estimator.ModeKeys.EVAL:
+            return spec
+        vector = tf.metrics.mean_tensor(tf.reduce_mean(features["x"], 0))
+        return spec._replace(eval_metric_ops={**spec.eval_metric_ops, "mean_x": vector})
+
+    est = estimator.Estimator(model_fn, str(tmp_path), params={})
+    est.train(dataset_input_fn(x, y, 16, repeat=True), steps=2)
+    metrics = est.evaluate(dataset_input_fn(x, y, 64))
+    assert metrics["mean_x"].shape == (8,)
+    assert "mean_x" not in est.history.evaluations[2] and "accuracy" in est.history.evaluations[2]

@@ -124,3 +124,34 @@ def test_unsupported_entries_say_what_to_do_instead():
             assert entry.get("replacement"), entry
     assert lookup("tf.estimator.DNNClassifier")["status"] == "supported"
     assert lookup("tf.contrib.nonexistent.thing")["status"] == "unsupported"
+
+
+def test_scan_survives_odd_files_and_keeps_legacy_chains(tmp_path):
+    latin = tmp_path / "latin.py"
+    latin.write_bytes(
+        b"# -*- coding: latin-1 -*-\n# caf\xe9\nimport tensorflow.compat.v1 as tf\n"
+        b"tf.estimator.Estimator\n"
+    )
+    broken = tmp_path / "broken.ipynb"
+    broken.write_text("{not json")
+    magic = tmp_path / "magic.ipynb"
+    magic.write_text(json.dumps({"cells": [
+        {"cell_type": "code", "source": ["import tensorflow as tf\n"]},
+        {"cell_type": "code", "source": ["%%bash\n", "echo hi && (\n"]},
+        {"cell_type": "code", "source": ["tf.contrib.slim.conv2d(x, 3)\n"]},
+    ]}))  # fmt: skip
+    chain = tmp_path / "chain.py"
+    chain.write_text(
+        "from tensorflow_estimator.python.estimator import model_fn as model_fn_lib\n"
+        "mode = model_fn_lib.ModeKeys.TRAIN\n"
+    )
+    found = scan_paths([str(tmp_path)])
+    by_file = {}
+    for f in found:
+        by_file.setdefault(os.path.basename(f.path), []).append(f)
+    assert [f.api for f in by_file["latin.py"]] == ["tf.estimator.Estimator"]
+    assert by_file["broken.ipynb"][0].status == "error"
+    slim = [f for f in by_file["magic.ipynb"] if f.api == "tf.contrib.slim.conv2d"]
+    assert slim and slim[0].cell == 3 and slim[0].status == "unsupported"
+    modes = [f for f in by_file["chain.py"] if f.api == "tf.estimator.ModeKeys.TRAIN"]
+    assert modes and modes[0].status == "supported"

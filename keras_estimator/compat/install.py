@@ -18,6 +18,7 @@ entries that did not exist are added, and `uninstall()` removes exactly those.
 from __future__ import annotations
 
 import importlib
+import importlib.abc
 import sys
 import threading
 import types
@@ -137,6 +138,27 @@ def _link_parents(modules: dict[str, types.ModuleType]) -> list[tuple[Any, str, 
     return links
 
 
+_GUARDED_ROOTS = ("tensorflow_estimator", "tensorflow.python.estimator", "tensorflow.contrib")
+
+
+class _LegacyModuleGuard(importlib.abc.MetaPathFinder):
+    """While installed: a legacy module path we do not provide fails to import, instead of
+    importing a second copy of one of our modules under the legacy name."""
+
+    def find_spec(self, fullname: str, path: Any, target: Any = None) -> None:
+        if fullname.startswith(tuple(root + "." for root in _GUARDED_ROOTS)):
+            raise ModuleNotFoundError(
+                f"No module named {fullname!r}: keras_estimator.install() provides the "
+                "tf.estimator modules legacy code imported most (see `keras-estimator check`), "
+                "not this one. Fix: import the class from tf.estimator / keras_estimator.",
+                name=fullname,
+            )
+        return None
+
+
+_guard = _LegacyModuleGuard()
+
+
 def install() -> None:
     """Makes legacy `tf.estimator` / `tensorflow_estimator` / `tf.contrib` code use us.
 
@@ -162,7 +184,12 @@ def install() -> None:
             setattr(owner, attr, value)
             previous.append((owner, attr))
         sys.modules.update(added_modules)
-        _installed = {"modules": list(added_modules), "attributes": previous}
+        sys.meta_path.insert(0, _guard)
+        _installed = {
+            "modules": list(added_modules),
+            "attributes": previous,
+            "before": {n for n in sys.modules if n.startswith(_GUARDED_ROOTS)} - set(added_modules),
+        }
 
 
 def uninstall() -> None:
@@ -173,6 +200,12 @@ def uninstall() -> None:
             return
         for name in _installed["modules"]:
             sys.modules.pop(name, None)
+        # Anything imported under a legacy name meanwhile goes too.
+        for name in [n for n in sys.modules if n.startswith(_GUARDED_ROOTS)]:
+            if name not in _installed["before"]:
+                sys.modules.pop(name, None)
+        if _guard in sys.meta_path:
+            sys.meta_path.remove(_guard)
         for owner, attr in _installed["attributes"]:
             try:
                 delattr(owner, attr)

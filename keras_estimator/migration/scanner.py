@@ -12,6 +12,7 @@ import ast
 import fnmatch
 import json
 import os
+import tokenize
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from functools import cache
@@ -60,10 +61,13 @@ def canonical(dotted: str) -> str | None:
         if dotted == root or dotted.startswith(root + "."):
             parts = dotted[len(root) + 1 :].split(".") if dotted != root else []
             modules = _legacy_module_names()
-            if not parts or parts[-1] in modules:
+            path = []
+            while parts and parts[0] in modules:  # the module path; then the object chain
+                path.append(parts.pop(0))
+            if not parts:
                 return "tensorflow_estimator"
-            section = ".export" if "export" in parts[:-1] else ".tpu" if "tpu" in parts[:-1] else ""
-            return f"tf.estimator{section}.{parts[-1]}"
+            section = ".export" if "export" in path else ".tpu" if "tpu" in path else ""
+            return f"tf.estimator{section}." + ".".join(parts)
     if dotted == "tensorflow_estimator" or dotted.startswith("tensorflow_estimator.python"):
         return "tensorflow_estimator"
     if dotted.startswith("tensorflow_estimator.estimator"):
@@ -139,22 +143,45 @@ class _Visitor(ast.NodeVisitor):
         self.generic_visit(node)
 
 
-def _notebook_source(path: str) -> tuple[str, list[tuple[int, int]]]:
-    """The code cells as one program (they share one namespace), and for each of its
-    lines the (cell number, line in cell) it came from."""
+def _notebook_cells(path: str) -> list[tuple[int, str]]:
+    """(cell number, source) of the code cells; magics and shell escapes blanked."""
     with open(path, encoding="utf-8") as f:
         notebook = json.load(f)
-    program, origin = [], []
+    cells = []
     for index, cell in enumerate(notebook.get("cells", []), start=1):
         if cell.get("cell_type") != "code":
             continue
         source = cell.get("source", "")
         text = "".join(source) if isinstance(source, list) else source
-        for number, line in enumerate(text.split("\n"), start=1):
-            # IPython magics and shell escapes are not Python: blank them.
-            program.append("" if line.lstrip().startswith(("%", "!")) else line)
+        if text.lstrip().startswith("%%"):  # a cell magic: the whole cell is not Python
+            text = "\n" * text.count("\n")
+        lines = ["" if ln.lstrip().startswith(("%", "!")) else ln for ln in text.split("\n")]
+        cells.append((index, "\n".join(lines)))
+    return cells
+
+
+def _scan_notebook(path: str) -> list[Finding]:
+    cells = _notebook_cells(path)
+    program, origin = [], []
+    for index, source in cells:
+        for number, line in enumerate(source.split("\n"), start=1):
+            program.append(line)
             origin.append((index, number))
-    return "\n".join(program), origin
+    findings = scan_source("\n".join(program), path)
+    if any(f.status == "error" for f in findings):
+        # One cell that does not parse: scan the cells one by one (the imports of earlier
+        # cells still apply, as they share the kernel's namespace).
+        findings, prelude = [], ""
+        for index, source in cells:
+            for finding in scan_source(prelude + source, path, index):
+                finding.line -= prelude.count("\n")
+                findings.append(finding)
+            if not any(f.status == "error" for f in scan_source(source, path)):
+                prelude += source + "\n"
+        return findings
+    for finding in findings:
+        finding.cell, finding.line = origin[max(finding.line - 1, 0)] if origin else (1, 1)
+    return findings
 
 
 def scan_source(source: str, path: str, cell: int | None = None) -> list[Finding]:
@@ -193,12 +220,13 @@ def scan_paths(paths: list[str]) -> list[Finding]:
     for path in _files(paths):
         if not os.path.exists(path):
             raise FileNotFoundError(f"No such file or directory: {path!r}")
-        if path.endswith(".ipynb"):
-            source, origin = _notebook_source(path)
-            for finding in scan_source(source, path):
-                finding.cell, finding.line = origin[max(finding.line - 1, 0)] if origin else (1, 1)
-                findings.append(finding)
-        else:
-            with open(path, encoding="utf-8") as f:
-                findings += scan_source(f.read(), path)
+        try:
+            if path.endswith(".ipynb"):
+                findings += _scan_notebook(path)
+            else:
+                with tokenize.open(path) as f:  # honours a `# -*- coding: ... -*-` line
+                    findings += scan_source(f.read(), path)
+        except (UnicodeDecodeError, SyntaxError, ValueError, KeyError, TypeError) as exc:
+            note = f"could not read: {type(exc).__name__}: {exc}"
+            findings.append(Finding(path, 0, "<unreadable>", "error", note=note))
     return findings
