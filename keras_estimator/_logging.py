@@ -39,6 +39,12 @@ def quiet_tf_warning(text: str) -> Iterator[None]:
         tf_logger.removeFilter(keep)
 
 
+def quiet_tf_deprecations() -> contextlib.AbstractContextManager:
+    """Hides TF's deprecation notes for the TF1 entry points keras_estimator calls on
+    purpose (feature columns); the user's own calls still show theirs."""
+    return quiet_tf_warning("is deprecated and will be removed")
+
+
 def notice(logger: logging.Logger, message: str, *args: object) -> None:
     """A line the user should see when re-running notebook cells (WARNING in a Jupyter
     kernel, where INFO is hidden by default; INFO elsewhere, as tf.estimator logged it)."""

@@ -15,16 +15,10 @@ from typing import Any
 
 import tensorflow as tf
 
-from keras_estimator._logging import quiet_tf_warning
+from keras_estimator._logging import quiet_tf_deprecations
 
 _V1 = tf.compat.v1
 _COLUMN_TYPES = (tf.__internal__.feature_column.FeatureColumn,)
-
-
-def _deprecations_quiet():
-    # TF's feature-column internals log their own deprecation of the TF1 entry points
-    # used here on purpose; the user's own calls still show theirs.
-    return quiet_tf_warning("is deprecated and will be removed")
 
 
 def check_feature_columns(feature_columns: Any, what: str = "feature_columns") -> list:
@@ -62,7 +56,7 @@ def check_features(features: Any, columns: list) -> dict:
         raise ValueError(
             f"features should be a dictionary of `Tensor`s. Given type: {type(features)}"
         )
-    with _deprecations_quiet():
+    with quiet_tf_deprecations():
         needed = _V1.feature_column.make_parse_example_spec(columns)
     for key in needed:
         if key not in features:
@@ -76,7 +70,7 @@ def check_features(features: Any, columns: list) -> dict:
 def dense_input(features: dict, columns: list) -> tf.Tensor:
     """[batch, width]: every column's dense value, concatenated (DNN input)."""
     check_features(features, columns)
-    with _V1.variable_scope("input_from_feature_columns"), _deprecations_quiet():
+    with _V1.variable_scope("input_from_feature_columns"), quiet_tf_deprecations():
         return _V1.feature_column.input_layer(features, columns)
 
 
@@ -87,7 +81,7 @@ def linear_logits(features: dict, columns: list, units: int, sparse_combiner: st
         raise ValueError(
             f"sparse_combiner must be one of 'sum', 'mean', 'sqrtn'; given {sparse_combiner!r}."
         )
-    with warnings.catch_warnings(), _deprecations_quiet():
+    with warnings.catch_warnings(), quiet_tf_deprecations():
         # linear_model runs on TF's private Keras 2 copy, whose deprecation notes
         # (`layer.updates`, `add_variable`) are about its own internals.
         warnings.filterwarnings("ignore", category=UserWarning, module=r"tensorflow\.python\.keras")

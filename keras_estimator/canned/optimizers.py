@@ -22,6 +22,8 @@ from typing import Any
 import keras
 import tensorflow as tf
 
+from keras_estimator.engine.keras_optimizer import apply_as_train_op
+
 _V1 = tf.compat.v1
 logger = logging.getLogger("keras_estimator")
 
@@ -501,12 +503,4 @@ def minimize(optimizer: Any, loss: tf.Tensor, var_list: list, mean_loss: bool = 
     if isinstance(optimizer, LegacyOptimizer):
         return optimizer.minimize(loss, global_step, var_list)
     grads = tf.gradients(loss, var_list)
-    graph = _V1.get_default_graph()
-    first_new_op = len(graph.get_operations())
-    optimizer.apply_gradients([(g, v) for g, v in zip(grads, var_list) if g is not None])
-    # A Keras optimizer returns its iteration variable: the train_op is the writes it added.
-    writes = [
-        op for op in graph.get_operations()[first_new_op:]
-        if op.type.startswith(("Assign", "ResourceApply", "ResourceScatter", "ResourceSparse"))
-    ]  # fmt: skip
-    return tf.group(*writes)
+    return apply_as_train_op(optimizer, [(g, v) for g, v in zip(grads, var_list) if g is not None])

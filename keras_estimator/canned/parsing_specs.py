@@ -6,13 +6,13 @@ from typing import Any
 
 import tensorflow as tf
 
-from keras_estimator._logging import quiet_tf_warning
+from keras_estimator._logging import quiet_tf_deprecations
 
 
 def _spec_with_label_and_weight(
     feature_columns: list, label_key: str, label_spec: Any, weight_column: Any
 ) -> dict:
-    with quiet_tf_warning("is deprecated and will be removed"):
+    with quiet_tf_deprecations():
         spec = dict(tf.compat.v1.feature_column.make_parse_example_spec(feature_columns))
     if label_key in spec:
         raise ValueError(

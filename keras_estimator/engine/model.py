@@ -13,6 +13,7 @@ from keras_estimator.distribute import first_replica
 from keras_estimator.engine import metrics as metrics_lib
 from keras_estimator.engine.coordinated_loop import CoordinatedLoop
 from keras_estimator.engine.graph_scope import global_step_read, tf1_graph_scope
+from keras_estimator.engine.keras_optimizer import apply_as_train_op
 from keras_estimator.engine.output_keys import GLOBAL_STEP_KEY, HOOKS_KEY, LOSS_KEY
 from keras_estimator.engine.summaries import summaries_every
 from keras_estimator.engine.variable_store import VariableStore
@@ -215,16 +216,8 @@ class EstimatorModel(keras.Model):
                 "loss depends on. Expected the model_fn to create trainable variables (layers) "
                 "that the loss is computed from."
             )
-        first_new_op = len(graph.get_operations())
         with tf.name_scope("keras_optimizer"):
-            optimizer.apply_gradients(pairs)
-        # The train_op is every variable write the optimizer added (slots, weights, iterations).
-        writes = [
-            op
-            for op in graph.get_operations()[first_new_op:]
-            if op.type in _ASSIGN_OPS or op.type.startswith("ResourceApply")
-        ]
-        return tf.group(*writes, name="keras_train_op")
+            return apply_as_train_op(optimizer, pairs)
 
     def _attach_hooks(self, spec_hooks: tuple, graph: tf.Graph) -> dict:
         if self.hook_runner is None:

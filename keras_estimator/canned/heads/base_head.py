@@ -16,6 +16,7 @@ import tensorflow as tf
 
 from keras_estimator._fn_args import fn_args
 from keras_estimator.canned import optimizers as optimizers_lib
+from keras_estimator.export.export_outputs import ClassificationOutput, PredictOutput
 from keras_estimator.mode_keys import ModeKeys
 from keras_estimator.spec import EstimatorSpec
 
@@ -298,3 +299,26 @@ def updated(metric: keras.metrics.Metric, y_true, y_pred, weights) -> keras.metr
     """`metric` after one update with this batch (what eval_metric_ops takes)."""
     metric.update_state(y_true, y_pred, sample_weight=weights)
     return metric
+
+
+def threshold_metrics(thresholds: tuple, labels, scores, weights) -> dict:
+    """accuracy / precision / recall at each extra threshold (`.../positive_threshold_T`)."""
+    metrics: dict[str, keras.metrics.Metric] = {}
+    for threshold in thresholds:
+        suffix = f"positive_threshold_{threshold:g}"
+        for key, metric in (
+            (ACCURACY, keras.metrics.BinaryAccuracy(threshold=threshold)),
+            (PRECISION, keras.metrics.Precision(thresholds=threshold)),
+            (RECALL, keras.metrics.Recall(thresholds=threshold)),
+        ):
+            metrics[f"{key}/{suffix}"] = updated(metric, labels, scores, weights)
+    return metrics
+
+
+def classification_export_outputs(predictions: dict, **extra: Any) -> dict:
+    """serving_default / classification (scores, class names), `extra`, and predict."""
+    classification = ClassificationOutput(
+        scores=predictions[PROBABILITIES], classes=predictions[ALL_CLASSES]
+    )
+    return {SERVING_DEFAULT: classification, CLASSIFY: classification, **extra,
+            PREDICT: PredictOutput(predictions)}  # fmt: skip

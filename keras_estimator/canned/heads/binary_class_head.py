@@ -9,11 +9,7 @@ import tensorflow as tf
 
 from keras_estimator.canned.heads import base_head as base
 from keras_estimator.canned.heads import class_labels
-from keras_estimator.export.export_outputs import (
-    ClassificationOutput,
-    PredictOutput,
-    RegressionOutput,
-)
+from keras_estimator.export.export_outputs import RegressionOutput
 
 
 class BinaryClassHead(base.Head):
@@ -87,59 +83,25 @@ class BinaryClassHead(base.Head):
     def _eval_metrics(self, labels, logits, predictions, weights, unweighted) -> dict:
         labels_f = tf.cast(labels, tf.float32)
         logistic = predictions[base.LOGISTIC]
-        ids = predictions[base.CLASS_IDS]
+        ids = tf.cast(predictions[base.CLASS_IDS], tf.float32)
+        auc = keras.metrics.AUC(name=base.AUC, num_thresholds=200)
+        auc_pr = keras.metrics.AUC(name=base.AUC_PR, curve="PR", num_thresholds=200)
         metrics: dict[str, Any] = {
             base.LOSS_MEAN: base.weighted_mean(base.LOSS_MEAN, unweighted, weights),
-            base.ACCURACY: base.updated(
-                keras.metrics.Accuracy(name=base.ACCURACY),
-                labels_f,
-                tf.cast(ids, tf.float32),
-                weights,
-            ),  # fmt: skip
-            base.PRECISION: base.updated(
-                keras.metrics.Precision(name=base.PRECISION),
-                labels_f,
-                tf.cast(ids, tf.float32),
-                weights,
-            ),  # fmt: skip
-            base.RECALL: base.updated(
-                keras.metrics.Recall(name=base.RECALL), labels_f, tf.cast(ids, tf.float32), weights
-            ),  # fmt: skip
+            base.ACCURACY: base.updated(keras.metrics.Accuracy(), labels_f, ids, weights),
+            base.PRECISION: base.updated(keras.metrics.Precision(), labels_f, ids, weights),
+            base.RECALL: base.updated(keras.metrics.Recall(), labels_f, ids, weights),
             base.PREDICTION_MEAN: base.weighted_mean(base.PREDICTION_MEAN, logistic, weights),
             base.LABEL_MEAN: base.weighted_mean(base.LABEL_MEAN, labels_f, weights),
-            base.AUC: base.updated(
-                keras.metrics.AUC(name=base.AUC, num_thresholds=200), labels_f, logistic, weights
-            ),  # fmt: skip
-            base.AUC_PR: base.updated(
-                keras.metrics.AUC(name=base.AUC_PR, curve="PR", num_thresholds=200),
-                labels_f,
-                logistic,
-                weights,
-            ),  # fmt: skip
+            base.AUC: base.updated(auc, labels_f, logistic, weights),
+            base.AUC_PR: base.updated(auc_pr, labels_f, logistic, weights),
         }
         baseline = base.AccuracyBaseline(name=base.ACCURACY_BASELINE)
         baseline.update_state(labels_f, sample_weight=weights)
         metrics[base.ACCURACY_BASELINE] = baseline
-        for threshold in self._thresholds:
-            suffix = f"positive_threshold_{threshold:g}"
-            metrics[f"{base.ACCURACY}/{suffix}"] = base.updated(
-                keras.metrics.BinaryAccuracy(threshold=threshold), labels_f, logistic, weights
-            )
-            metrics[f"{base.PRECISION}/{suffix}"] = base.updated(
-                keras.metrics.Precision(thresholds=threshold), labels_f, logistic, weights
-            )
-            metrics[f"{base.RECALL}/{suffix}"] = base.updated(
-                keras.metrics.Recall(thresholds=threshold), labels_f, logistic, weights
-            )
+        metrics.update(base.threshold_metrics(self._thresholds, labels_f, logistic, weights))
         return metrics
 
     def _export_outputs(self, predictions: dict) -> dict:
-        classification = ClassificationOutput(
-            scores=predictions[base.PROBABILITIES], classes=predictions[base.ALL_CLASSES]
-        )
-        return {
-            base.SERVING_DEFAULT: classification,
-            base.CLASSIFY: classification,
-            base.REGRESS: RegressionOutput(value=predictions[base.LOGISTIC]),
-            base.PREDICT: PredictOutput(predictions),
-        }
+        regression = RegressionOutput(value=predictions[base.LOGISTIC])
+        return base.classification_export_outputs(predictions, **{base.REGRESS: regression})

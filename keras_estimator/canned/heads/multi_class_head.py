@@ -9,7 +9,6 @@ import tensorflow as tf
 
 from keras_estimator.canned.heads import base_head as base
 from keras_estimator.canned.heads import class_labels
-from keras_estimator.export.export_outputs import ClassificationOutput, PredictOutput
 
 
 class MultiClassHead(base.Head):
@@ -82,11 +81,4 @@ class MultiClassHead(base.Head):
         }
 
     def _export_outputs(self, predictions: dict) -> dict:
-        classification = ClassificationOutput(
-            scores=predictions[base.PROBABILITIES], classes=predictions[base.ALL_CLASSES]
-        )
-        return {
-            base.SERVING_DEFAULT: classification,
-            base.CLASSIFY: classification,
-            base.PREDICT: PredictOutput(predictions),
-        }
+        return base.classification_export_outputs(predictions)

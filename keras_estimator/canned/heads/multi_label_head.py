@@ -9,7 +9,6 @@ import tensorflow as tf
 
 from keras_estimator.canned.heads import base_head as base
 from keras_estimator.canned.heads import class_labels
-from keras_estimator.export.export_outputs import ClassificationOutput, PredictOutput
 
 
 class MultiLabelHead(base.Head):
@@ -158,23 +157,10 @@ class MultiLabelHead(base.Head):
             metrics[f"probability_mean/class{class_id}"] = base.weighted_mean(
                 f"probability_mean/class{class_id}", scores, weights_c
             )
-        for threshold in self._thresholds:
-            suffix = f"positive_threshold_{threshold:g}"
-            for key, metric in (
-                (base.ACCURACY, keras.metrics.BinaryAccuracy(threshold=threshold)),
-                (base.PRECISION, keras.metrics.Precision(thresholds=threshold)),
-                (base.RECALL, keras.metrics.Recall(thresholds=threshold)),
-            ):
-                metrics[f"{key}/{suffix}"] = base.updated(metric, labels, probabilities,
-                                                          class_weights)  # fmt: skip
+        metrics.update(
+            base.threshold_metrics(self._thresholds, labels, probabilities, class_weights)
+        )
         return metrics
 
     def _export_outputs(self, predictions: dict) -> dict:
-        classification = ClassificationOutput(
-            scores=predictions[base.PROBABILITIES], classes=predictions[base.ALL_CLASSES]
-        )
-        return {
-            base.SERVING_DEFAULT: classification,
-            base.CLASSIFY: classification,
-            base.PREDICT: PredictOutput(predictions),
-        }
+        return base.classification_export_outputs(predictions)
