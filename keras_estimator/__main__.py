@@ -2,6 +2,6 @@
 
 import sys
 
-from keras_estimator.cli import main
+from keras_estimator.cli.main import main
 
 sys.exit(main())

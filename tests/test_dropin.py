@@ -182,7 +182,7 @@ def test_run_passes_argv_exit_status_and_supports_modules(tmp_path):
     )
     result = run_cli([str(script), "--code=7", "extra"])
     assert result.returncode == 7, result.stderr[-2000:]
-    assert "NAME __main__ ARGV ['extra'] EST keras_estimator.estimator_class" in result.stdout
+    assert "NAME __main__ ARGV ['extra'] EST keras_estimator.estimator.estimator" in result.stdout
 
     (tmp_path / "legacy_pkg").mkdir()
     (tmp_path / "legacy_pkg" / "__init__.py").write_text("")
@@ -201,7 +201,7 @@ def test_run_passes_argv_exit_status_and_supports_modules(tmp_path):
 
 def test_console_script_is_declared():
     scripts = importlib.metadata.entry_points(group="console_scripts")
-    assert any(ep.name == "keras-estimator" and ep.value == "keras_estimator.cli:main"
+    assert any(ep.name == "keras-estimator" and ep.value == "keras_estimator.cli.main:main"
                for ep in scripts)  # fmt: skip
 
 

@@ -16,7 +16,7 @@ from keras_estimator.export.exporters import (
     LatestExporter,
     garbage_collect_exports,
 )
-from keras_estimator.training import EvalSpec, TrainSpec, train_and_evaluate
+from keras_estimator.training.train_and_evaluate import EvalSpec, TrainSpec, train_and_evaluate
 
 
 class DirOnlyEstimator(estimator.Estimator):

@@ -14,7 +14,7 @@ import tensorflow.compat.v1 as tf
 from helpers import classifier_model_fn, dataset_input_fn
 
 import keras_estimator as estimator
-from keras_estimator.checkpoints import BrokenCheckpointStateError
+from keras_estimator.checkpoint.checkpoint_files import BrokenCheckpointStateError
 
 SCRIPTS = os.path.join(os.path.dirname(__file__), "scripts")
 
@@ -127,7 +127,7 @@ def test_corrupted_checkpoint_errors_name_the_file_and_older_ones_still_work(
 def test_checkpoint_read_errors_pickle(tmp_path, trained_dir):
     import pickle
 
-    from keras_estimator.checkpoints import open_reader
+    from keras_estimator.checkpoint.checkpoint_files import open_reader
 
     bad = tmp_path / "bad"
     bad.write_bytes(b"")

@@ -12,7 +12,7 @@ import tensorflow as tf
 from helpers import classifier_model_fn, dataset_input_fn
 
 import keras_estimator as estimator
-from keras_estimator.checkpoints import CheckpointMismatchError
+from keras_estimator.checkpoint.checkpoint_files import CheckpointMismatchError
 
 README = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "README.md")
 

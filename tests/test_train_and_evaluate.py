@@ -11,7 +11,7 @@ from helpers import classifier_model_fn, dataset_input_fn
 import keras_estimator as estimator
 from keras_estimator.experimental import read_eval_metrics, stop_if_higher_hook
 from keras_estimator.export.exporters import Exporter
-from keras_estimator.training import EvalSpec, TrainSpec, train_and_evaluate
+from keras_estimator.training.train_and_evaluate import EvalSpec, TrainSpec, train_and_evaluate
 
 
 class RecordingExporter(Exporter):

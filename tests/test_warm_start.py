@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from keras_estimator.warm_start import (
+from keras_estimator.checkpoint.warm_start import (
     VocabInfo,
     WarmStartSettings,
     resolve_warm_start,

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from keras_estimator._fn_args import fn_args
-from keras_estimator.estimator_class import Estimator
-from keras_estimator.mode_keys import ModeKeys
+from keras_estimator.estimator.estimator import Estimator
+from keras_estimator.spec.mode_keys import ModeKeys
+from keras_estimator.utils.fn_args import fn_args
 
 _METRIC_FN_ARGS = ("labels", "predictions", "features", "config")
 

@@ -9,8 +9,8 @@ import tensorflow as tf
 from keras_estimator.canned import optimizers as optimizers_lib
 from keras_estimator.canned.heads import BinaryClassHead, MultiClassHead, RegressionHead
 from keras_estimator.canned.heads.base_head import SUM_OVER_BATCH_SIZE, check_loss_reduction
-from keras_estimator.mode_keys import ModeKeys
-from keras_estimator.spec import EstimatorSpec
+from keras_estimator.spec.estimator_spec import EstimatorSpec
+from keras_estimator.spec.mode_keys import ModeKeys
 
 _V1 = tf.compat.v1
 

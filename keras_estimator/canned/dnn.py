@@ -9,9 +9,9 @@ from typing import Any
 import tensorflow as tf
 
 from keras_estimator.canned import canned_model_fn, feature_inputs
-from keras_estimator.estimator_class import Estimator
-from keras_estimator.mode_keys import ModeKeys
-from keras_estimator.run_config import RunConfig
+from keras_estimator.estimator.estimator import Estimator
+from keras_estimator.spec.mode_keys import ModeKeys
+from keras_estimator.spec.run_config import RunConfig
 
 _V1 = tf.compat.v1
 

@@ -11,8 +11,8 @@ import tensorflow as tf
 from keras_estimator.canned import canned_model_fn, feature_inputs, optimizers
 from keras_estimator.canned.dnn import _check_dropout, _check_hidden_units, dnn_logits
 from keras_estimator.canned.linear import linear_logits
-from keras_estimator.estimator_class import Estimator
-from keras_estimator.run_config import RunConfig
+from keras_estimator.estimator.estimator import Estimator
+from keras_estimator.spec.run_config import RunConfig
 
 _DNN_LEARNING_RATE = 0.001
 _LINEAR_LEARNING_RATE_CAP = 0.005

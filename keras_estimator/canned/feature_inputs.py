@@ -15,7 +15,7 @@ from typing import Any
 
 import tensorflow as tf
 
-from keras_estimator._logging import quiet_tf_deprecations
+from keras_estimator.utils.log import quiet_tf_deprecations
 
 _V1 = tf.compat.v1
 _COLUMN_TYPES = (tf.__internal__.feature_column.FeatureColumn,)

@@ -8,8 +8,8 @@ from typing import Any
 import tensorflow as tf
 
 from keras_estimator.canned import canned_model_fn, feature_inputs, optimizers
-from keras_estimator.estimator_class import Estimator
-from keras_estimator.run_config import RunConfig
+from keras_estimator.estimator.estimator import Estimator
+from keras_estimator.spec.run_config import RunConfig
 
 _LEARNING_RATE = 0.2  # tf.estimator 2.15's learning rate for a named optimizer
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import tensorflow as tf
 
-from keras_estimator._logging import quiet_tf_deprecations
+from keras_estimator.utils.log import quiet_tf_deprecations
 
 
 def _spec_with_label_and_weight(

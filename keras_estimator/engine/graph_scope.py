@@ -19,9 +19,9 @@ import tensorflow as tf
 from keras.src.backend.common import global_state
 from tensorflow.python.ops import summary_ops_v2
 
-from keras_estimator.engine.checkpoint_init import recording_checkpoint_initializers
-from keras_estimator.engine.patching import patched
+from keras_estimator.checkpoint.init_from_checkpoint import recording_checkpoint_initializers
 from keras_estimator.engine.variable_store import VariableStore
+from keras_estimator.seam.patching import patched
 
 _KEYS = tf.compat.v1.GraphKeys
 _PER_TRACE_COLLECTIONS = (

@@ -9,7 +9,7 @@ from typing import Any
 import keras
 import tensorflow as tf
 
-from keras_estimator.distribute import first_replica
+from keras_estimator.distribute.strategies import first_replica
 from keras_estimator.engine import metrics as metrics_lib
 from keras_estimator.engine.coordinated_loop import CoordinatedLoop
 from keras_estimator.engine.graph_scope import global_step_read, tf1_graph_scope
@@ -17,8 +17,8 @@ from keras_estimator.engine.keras_optimizer import apply_as_train_op
 from keras_estimator.engine.output_keys import GLOBAL_STEP_KEY, HOOKS_KEY, LOSS_KEY
 from keras_estimator.engine.summaries import summaries_every
 from keras_estimator.engine.variable_store import VariableStore
-from keras_estimator.mode_keys import ModeKeys
-from keras_estimator.spec import EstimatorSpec
+from keras_estimator.spec.estimator_spec import EstimatorSpec
+from keras_estimator.spec.mode_keys import ModeKeys
 
 # WrappedFunction.prune gives a traced graph `session.run(fetches)` semantics.
 from tensorflow.python.eager import wrap_function  # noqa: E402  isort: skip

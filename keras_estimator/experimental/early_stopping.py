@@ -78,7 +78,7 @@ def make_early_stopping_hook(
     Example:
         >>> hook = make_early_stopping_hook(est, lambda: read_eval_metrics(est.eval_dir()))
     """
-    from keras_estimator.estimator_class import Estimator
+    from keras_estimator.estimator.estimator import Estimator
 
     if not isinstance(estimator, Estimator):
         raise TypeError(

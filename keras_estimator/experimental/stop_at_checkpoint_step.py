@@ -7,7 +7,7 @@ from typing import Any
 
 import tensorflow as tf
 
-from keras_estimator import checkpoints as ckpt_lib
+from keras_estimator.checkpoint import checkpoint_files as ckpt_lib
 from keras_estimator.engine.graph_scope import global_step_read
 
 _V1 = tf.compat.v1

@@ -17,7 +17,7 @@ from typing import Any
 
 import tensorflow as tf
 
-from keras_estimator._fn_args import fn_args
+from keras_estimator.utils.fn_args import fn_args
 
 logger = logging.getLogger("keras_estimator")
 

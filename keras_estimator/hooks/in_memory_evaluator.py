@@ -31,7 +31,7 @@ class InMemoryEvaluatorHook(_V1.train.SessionRunHook):
         name: str | None = None,
         every_n_iter: int = 100,
     ) -> None:
-        from keras_estimator.estimator_class import Estimator
+        from keras_estimator.estimator.estimator import Estimator
 
         if not isinstance(estimator, Estimator):
             raise TypeError(

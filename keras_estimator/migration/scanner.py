@@ -45,7 +45,7 @@ def support_table() -> list[dict[str, Any]]:
 
 
 def _legacy_module_names() -> set[str]:
-    from keras_estimator.compat.install import legacy_module_suffixes
+    from keras_estimator.dropin.install import legacy_module_suffixes
 
     return {part for suffix in legacy_module_suffixes() for part in suffix.split(".") if part}
 

@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 
 import tensorflow as tf
 
-from keras_estimator.run_config import RunConfig as _BaseRunConfig
+from keras_estimator.spec.run_config import RunConfig as _BaseRunConfig
 
 logger = logging.getLogger("keras_estimator")
 _ITERATIONS_PER_LOOP = re.compile(r"^(?P<value>[1-9]\d*)((?P<suffix>[s|m|h])$|$)")

@@ -14,13 +14,13 @@ from typing import Any
 
 import tensorflow as tf
 
-from keras_estimator._fn_args import fn_args
-from keras_estimator.estimator_class import Estimator
-from keras_estimator.input_fn_calls import call_input_fn
-from keras_estimator.mode_keys import ModeKeys
+from keras_estimator.estimator.estimator import Estimator
+from keras_estimator.runtime.input_fn_calls import call_input_fn
+from keras_estimator.spec.mode_keys import ModeKeys
 from keras_estimator.tpu.tpu_config import RunConfig, parse_iterations_per_loop
 from keras_estimator.tpu.tpu_estimator_spec import TPUEstimatorSpec
 from keras_estimator.tpu.tpu_strategy import make_tpu_strategy
+from keras_estimator.utils.fn_args import fn_args
 
 logger = logging.getLogger("keras_estimator")
 RESERVED_PARAMS_KEYS = ["batch_size", "context"]

@@ -8,8 +8,8 @@ from typing import Any
 
 import tensorflow as tf
 
-from keras_estimator._fn_args import fn_args
-from keras_estimator.spec import EstimatorSpec, validate_spec_hooks
+from keras_estimator.spec.estimator_spec import EstimatorSpec, validate_spec_hooks
+from keras_estimator.utils.fn_args import fn_args
 
 _FIELDS = [
     "mode",

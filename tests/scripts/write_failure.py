@@ -14,7 +14,7 @@ import tensorflow as tf  # noqa: E402
 from helpers import classifier_model_fn, dataset_input_fn  # noqa: E402
 
 import keras_estimator as estimator  # noqa: E402
-from keras_estimator.checkpoints import CheckpointWriteError  # noqa: E402
+from keras_estimator.checkpoint.checkpoint_files import CheckpointWriteError  # noqa: E402
 
 model_dir = sys.argv[1]
 rng = np.random.RandomState(0)

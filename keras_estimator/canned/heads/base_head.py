@@ -14,11 +14,11 @@ from typing import Any
 import keras
 import tensorflow as tf
 
-from keras_estimator._fn_args import fn_args
 from keras_estimator.canned import optimizers as optimizers_lib
 from keras_estimator.export.export_outputs import ClassificationOutput, PredictOutput
-from keras_estimator.mode_keys import ModeKeys
-from keras_estimator.spec import EstimatorSpec
+from keras_estimator.spec.estimator_spec import EstimatorSpec
+from keras_estimator.spec.mode_keys import ModeKeys
+from keras_estimator.utils.fn_args import fn_args
 
 SUM_OVER_BATCH_SIZE = "sum_over_batch_size"
 SUM = "sum"

@@ -9,8 +9,8 @@ import tensorflow as tf
 
 from keras_estimator.canned.heads import base_head as base
 from keras_estimator.export.export_outputs import PredictOutput
-from keras_estimator.mode_keys import ModeKeys
-from keras_estimator.spec import EstimatorSpec
+from keras_estimator.spec.estimator_spec import EstimatorSpec
+from keras_estimator.spec.mode_keys import ModeKeys
 
 
 class MultiHead(base.Head):

@@ -12,7 +12,7 @@ import os
 import runpy
 import sys
 
-from keras_estimator.compat.install import install
+from keras_estimator.dropin.install import install
 
 
 def _exit_status(code: object) -> int:

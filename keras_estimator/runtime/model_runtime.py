@@ -12,18 +12,18 @@ from typing import Any
 
 import tensorflow as tf
 
-from keras_estimator import checkpoints as ckpt_lib
-from keras_estimator._logging import quiet_tf_warning
-from keras_estimator._seeding import seeded_python_random
-from keras_estimator.distribute import iterator_spec
-from keras_estimator.engine.checkpoint_init import apply_checkpoint_initializers
+from keras_estimator.checkpoint import checkpoint_files as ckpt_lib
+from keras_estimator.checkpoint.init_from_checkpoint import apply_checkpoint_initializers
+from keras_estimator.checkpoint.warm_start import warm_start
+from keras_estimator.distribute.strategies import iterator_spec
 from keras_estimator.engine.global_step import GlobalStepVariable
 from keras_estimator.engine.model import EstimatorModel
 from keras_estimator.engine.variable_store import VariableStore
 from keras_estimator.hooks.runner import HookRunner
 from keras_estimator.hooks.session import HookSession
-from keras_estimator.mode_keys import ModeKeys
-from keras_estimator.warm_start import warm_start
+from keras_estimator.spec.mode_keys import ModeKeys
+from keras_estimator.utils.log import quiet_tf_warning
+from keras_estimator.utils.seeding import seeded_python_random
 
 logger = logging.getLogger("keras_estimator")
 

@@ -27,8 +27,8 @@ from typing import Any, NamedTuple
 import numpy as np
 import tensorflow as tf
 
-from keras_estimator.checkpoints import open_reader
-from keras_estimator.warm_start_vocab import remap_with_vocab
+from keras_estimator.checkpoint.checkpoint_files import open_reader
+from keras_estimator.checkpoint.warm_start_vocab import remap_with_vocab
 
 logger = logging.getLogger("keras_estimator")
 

@@ -18,10 +18,10 @@ from typing import Any
 import keras
 import tensorflow as tf
 
-from keras_estimator.distributed_training import run_task
-from keras_estimator.eval_and_export import evaluate_and_export
 from keras_estimator.export.exporters import Exporter
-from keras_estimator.run_config import TaskType
+from keras_estimator.spec.run_config import TaskType
+from keras_estimator.training.distributed_training import run_task
+from keras_estimator.training.eval_and_export import evaluate_and_export
 
 logger = logging.getLogger("keras_estimator")
 _V1 = tf.compat.v1
@@ -269,7 +269,7 @@ def train_and_evaluate(
         >>> eval_spec = EvalSpec(eval_input_fn, steps=None, throttle_secs=0)
         >>> metrics, exports = train_and_evaluate(est, train_spec, eval_spec)
     """
-    from keras_estimator.estimator_class import Estimator
+    from keras_estimator.estimator.estimator import Estimator
 
     if not isinstance(eval_spec, EvalSpec):
         raise TypeError(

@@ -13,8 +13,8 @@ from typing import Any
 import tensorflow as tf
 from tensorflow.python.data.ops import dataset_ops
 
-from keras_estimator._fn_args import fn_args, required_fn_args
-from keras_estimator.mode_keys import ModeKeys
+from keras_estimator.spec.mode_keys import ModeKeys
+from keras_estimator.utils.fn_args import fn_args, required_fn_args
 
 logger = logging.getLogger("keras_estimator")
 

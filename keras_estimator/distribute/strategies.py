@@ -13,8 +13,8 @@ from typing import Any
 
 import tensorflow as tf
 
-from keras_estimator import parameter_servers
-from keras_estimator.run_config import TaskType
+from keras_estimator.distribute import parameter_servers
+from keras_estimator.spec.run_config import TaskType
 
 logger = logging.getLogger("keras_estimator")
 

@@ -20,13 +20,13 @@ import tensorflow as tf
 from google.protobuf import text_format
 from tensorflow.core.protobuf import saved_model_pb2
 
-from keras_estimator import checkpoints as ckpt_lib
-from keras_estimator._seeding import seeded_python_random
+from keras_estimator.checkpoint import checkpoint_files as ckpt_lib
+from keras_estimator.checkpoint.warm_start import warm_start_checkpoint
 from keras_estimator.engine.graph_scope import tf1_graph_scope
 from keras_estimator.export.export_outputs import PREDICT_METHOD, Signature
 from keras_estimator.export.receivers import ServingInputReceiver, TensorServingInputReceiver
-from keras_estimator.mode_keys import ModeKeys
-from keras_estimator.warm_start import warm_start_checkpoint
+from keras_estimator.spec.mode_keys import ModeKeys
+from keras_estimator.utils.seeding import seeded_python_random
 
 # WrappedFunction.prune gives a traced graph `session.run(feeds, fetches)` semantics.
 from tensorflow.python.eager import wrap_function  # noqa: E402  isort: skip

@@ -13,28 +13,28 @@ from typing import Any
 import numpy as np
 import tensorflow as tf
 
-from keras_estimator import checkpoints as ckpt_lib
-from keras_estimator import parameter_servers
-from keras_estimator._fn_args import fn_args
-from keras_estimator._logging import notice
-from keras_estimator.distribute import strategy_of
+from keras_estimator.checkpoint import checkpoint_files as ckpt_lib
+from keras_estimator.checkpoint.warm_start import resolve_warm_start
+from keras_estimator.distribute import parameter_servers
+from keras_estimator.distribute.strategies import strategy_of
 from keras_estimator.engine.model import HOOKS_KEY, EstimatorModel
 from keras_estimator.engine.summaries import write_scalars
-from keras_estimator.estimator_building import EstimatorBuilding
-from keras_estimator.export.saved_model_writer import write_saved_model
-from keras_estimator.history import TrainingHistory
 from keras_estimator.hooks.keras_callbacks import KerasCallbacks
 from keras_estimator.hooks.runner import HookRunner, validate_hooks, validate_listeners
-from keras_estimator.input_fn_calls import call_input_fn
-from keras_estimator.interrupts import GracefulInterrupt
-from keras_estimator.mode_keys import ModeKeys
-from keras_estimator.predictions import select_keys, split_examples
-from keras_estimator.run_config import RunConfig, TaskType
-from keras_estimator.scaffolds import check_scaffold, scaffold_saver
-from keras_estimator.session_config import apply_session_config
-from keras_estimator.spec import EstimatorSpec
-from keras_estimator.training_loop import make_saver, run_training
-from keras_estimator.warm_start import resolve_warm_start
+from keras_estimator.runtime.history import TrainingHistory
+from keras_estimator.runtime.input_fn_calls import call_input_fn
+from keras_estimator.runtime.interrupts import GracefulInterrupt
+from keras_estimator.runtime.model_runtime import EstimatorBuilding
+from keras_estimator.runtime.predictions import select_keys, split_examples
+from keras_estimator.runtime.saved_model_export import write_saved_model
+from keras_estimator.runtime.session_config import apply_session_config
+from keras_estimator.runtime.training_loop import make_saver, run_training
+from keras_estimator.spec.estimator_spec import EstimatorSpec
+from keras_estimator.spec.mode_keys import ModeKeys
+from keras_estimator.spec.run_config import RunConfig, TaskType
+from keras_estimator.spec.scaffolds import check_scaffold, scaffold_saver
+from keras_estimator.utils.fn_args import fn_args
+from keras_estimator.utils.log import notice
 
 logger = logging.getLogger("keras_estimator")
 

@@ -17,8 +17,8 @@ from typing import Any
 
 from tensorflow.python.training import checkpoint_utils
 
-from keras_estimator import checkpoints as ckpt_lib
-from keras_estimator.engine.patching import patched
+from keras_estimator.checkpoint import checkpoint_files as ckpt_lib
+from keras_estimator.seam.patching import patched
 
 logger = logging.getLogger("keras_estimator")
 

@@ -14,10 +14,10 @@ from typing import Any
 
 import tensorflow as tf
 
-from keras_estimator import checkpoints as ckpt_lib
-from keras_estimator import parameter_servers
-from keras_estimator.eval_and_export import evaluate_and_export
-from keras_estimator.run_config import TaskType
+from keras_estimator.checkpoint import checkpoint_files as ckpt_lib
+from keras_estimator.distribute import parameter_servers
+from keras_estimator.spec.run_config import TaskType
+from keras_estimator.training.eval_and_export import evaluate_and_export
 
 logger = logging.getLogger("keras_estimator")
 _TRAINING_TASKS = (TaskType.CHIEF, TaskType.WORKER, TaskType.MASTER)

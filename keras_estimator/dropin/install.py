@@ -5,7 +5,7 @@ After `install()`:
 - `tf.estimator` and `tf.compat.v1.estimator` (with `.tpu`, `.export`, `.inputs`,
   `.experimental`) are the `keras_estimator` package;
 - `tf.compat.v1.contrib` holds the estimator-adjacent pieces of `tf.contrib`
-  (`keras_estimator.compat.contrib`), also importable as `tensorflow.contrib`;
+  (`keras_estimator.dropin.contrib`), also importable as `tensorflow.contrib`;
 - the modules legacy code imported directly (`tensorflow_estimator`,
   `tensorflow_estimator.python.estimator.estimator`, `...model_fn`, `...run_config`,
   `...export.export`, `...canned.dnn`, ..., and the same under
@@ -32,12 +32,12 @@ _MISSING = object()
 # whose public names the alias module re-exports.
 _MODULES: dict[str, Any] = {
     "": "keras_estimator",
-    "estimator": "keras_estimator.estimator_class",
+    "estimator": "keras_estimator.estimator.estimator",
     "estimator_lib": "keras_estimator",
-    "model_fn": ["keras_estimator.spec", "keras_estimator.mode_keys"],
-    "mode_keys": "keras_estimator.mode_keys",
-    "run_config": "keras_estimator.run_config",
-    "training": "keras_estimator.training",
+    "model_fn": ["keras_estimator.spec.estimator_spec", "keras_estimator.spec.mode_keys"],
+    "mode_keys": "keras_estimator.spec.mode_keys",
+    "run_config": "keras_estimator.spec.run_config",
+    "training": "keras_estimator.training.train_and_evaluate",
     "exporter": "keras_estimator.export.exporters",
     "export": "keras_estimator.export",
     "export.export": "keras_estimator.export.receivers",
@@ -59,7 +59,7 @@ _MODULES: dict[str, Any] = {
     "tpu": "keras_estimator.tpu",
     "tpu.tpu_estimator": "keras_estimator.tpu",
     "tpu.tpu_config": "keras_estimator.tpu.tpu_config",
-    "warm_starting_util": "keras_estimator.warm_start",
+    "warm_starting_util": "keras_estimator.checkpoint.warm_start",
     "api": None,
     "api._v1": None,
     "api._v1.estimator": "keras_estimator",
@@ -102,10 +102,10 @@ def _legacy_modules() -> dict[str, types.ModuleType]:
     top.estimator = estimator  # `from tensorflow_estimator import estimator`
     modules["tensorflow_estimator"] = top
     modules["tensorflow_estimator.python"] = _alias_module("tensorflow_estimator.python", None)
-    modules["tensorflow.contrib"] = importlib.import_module("keras_estimator.compat.contrib")
+    modules["tensorflow.contrib"] = importlib.import_module("keras_estimator.dropin.contrib")
     for sub in ("tpu", "data", "layers", "cluster_resolver"):
         modules[f"tensorflow.contrib.{sub}"] = importlib.import_module(
-            f"keras_estimator.compat.contrib.{sub}"
+            f"keras_estimator.dropin.contrib.{sub}"
         )
     return modules
 
@@ -115,7 +115,7 @@ def _namespace_attributes() -> list[tuple[Any, str, Any]]:
     import tensorflow as tf
 
     estimator = importlib.import_module("keras_estimator")
-    contrib = importlib.import_module("keras_estimator.compat.contrib")
+    contrib = importlib.import_module("keras_estimator.dropin.contrib")
     importlib.import_module("tensorflow.compat.v1")
     v1_modules = {id(tf.compat.v1): tf.compat.v1}
     v1_modules.update({id(m): m for n, m in list(sys.modules.items()) if n.endswith("compat.v1")})

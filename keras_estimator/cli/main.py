@@ -13,7 +13,7 @@ _RUN_USAGE = "usage: keras-estimator run SCRIPT.py [ARGS...] | run -m MODULE [AR
 
 def _run(argv: list[str]) -> int:
     """`run` takes everything after the script as the script's own arguments."""
-    from keras_estimator.script_runner import run_module, run_script
+    from keras_estimator.dropin.script_runner import run_module, run_script
 
     if not argv or argv[0] in ("-h", "--help"):
         sys.stderr.write(_RUN_USAGE)

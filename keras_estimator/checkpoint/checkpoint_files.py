@@ -15,7 +15,7 @@ from typing import Any
 
 import tensorflow as tf
 
-from keras_estimator._logging import quiet_tf_warning
+from keras_estimator.utils.log import quiet_tf_warning
 
 logger = logging.getLogger("keras_estimator")
 

@@ -23,8 +23,8 @@ from typing import Any
 
 import tensorflow as tf
 
-from keras_estimator import checkpoints as ckpt_lib
-from keras_estimator.run_config import TaskType
+from keras_estimator.checkpoint import checkpoint_files as ckpt_lib
+from keras_estimator.spec.run_config import TaskType
 
 logger = logging.getLogger("keras_estimator")
 _POLL_SECS = 1.0

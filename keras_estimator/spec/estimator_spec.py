@@ -9,7 +9,7 @@ import keras
 import tensorflow as tf
 
 from keras_estimator.export.export_outputs import resolve_export_outputs
-from keras_estimator.mode_keys import ModeKeys
+from keras_estimator.spec.mode_keys import ModeKeys
 
 _DEFAULT_GRAPH_ERROR = (
     '{0} with "{1}" must be from the default graph. Possible causes of this error include: '

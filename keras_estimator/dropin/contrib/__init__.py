@@ -5,6 +5,6 @@
 TensorFlow; `keras-estimator check` names a replacement for each use.
 """
 
-from keras_estimator.compat.contrib import cluster_resolver, data, layers, tpu
+from keras_estimator.dropin.contrib import cluster_resolver, data, layers, tpu
 
 __all__ = ["cluster_resolver", "data", "layers", "tpu"]

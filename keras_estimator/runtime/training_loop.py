@@ -11,12 +11,12 @@ from typing import Any
 import numpy as np
 import tensorflow as tf
 
-from keras_estimator import checkpoints as ckpt_lib
+from keras_estimator.checkpoint import checkpoint_files as ckpt_lib
 from keras_estimator.engine.model import HOOKS_KEY
 from keras_estimator.engine.summaries import write_scalars
 from keras_estimator.hooks.keras_callbacks import KerasCallbacks
 from keras_estimator.hooks.runner import HookRunner
-from keras_estimator.progress import TrainingProgress
+from keras_estimator.runtime.progress import TrainingProgress
 
 logger = logging.getLogger("keras_estimator")
 

@@ -1,0 +1,2 @@
+"""The public `Estimator`: train / evaluate / predict / export, as the tf.estimator docs
+describe them. The machinery is in `keras_estimator.runtime`."""
