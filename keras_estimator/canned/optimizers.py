@@ -23,6 +23,7 @@ import keras
 import tensorflow as tf
 
 from keras_estimator.engine.keras_optimizer import apply_as_train_op
+from keras_estimator.seam.internals import keras_optimizer_learning_rate
 
 _V1 = tf.compat.v1
 logger = logging.getLogger("keras_estimator")
@@ -402,7 +403,7 @@ def _from_keras(optimizer: keras.optimizers.Optimizer) -> LegacyOptimizer | None
         return None
     with tf.init_scope():  # made inside a model_fn, its settings still read eagerly
         config = optimizer.get_config()
-    lr = optimizer._learning_rate  # a float variable or a LearningRateSchedule
+    lr = keras_optimizer_learning_rate(optimizer)  # a variable or a schedule
     if not isinstance(lr, keras.optimizers.schedules.LearningRateSchedule):
         lr = float(config["learning_rate"])
     kept_as_keras = [k for k in _KERAS_ONLY if config.get(k)]

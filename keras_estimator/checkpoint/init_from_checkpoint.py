@@ -15,10 +15,8 @@ import contextlib
 import logging
 from typing import Any
 
-from tensorflow.python.training import checkpoint_utils
-
 from keras_estimator.checkpoint import checkpoint_files as ckpt_lib
-from keras_estimator.seam.patching import patched
+from keras_estimator.seam.internals import checkpoint_initializers_recorded
 
 logger = logging.getLogger("keras_estimator")
 
@@ -26,9 +24,7 @@ logger = logging.getLogger("keras_estimator")
 def recording_checkpoint_initializers(records: list) -> contextlib.AbstractContextManager:
     """Appends `(variable, checkpoint file, tensor name)` for each init_from_checkpoint."""
 
-    def record(
-        variable: Any, ckpt_file: Any, tensor_name: str, slice_spec: str, name: str = ""
-    ) -> None:
+    def record(variable: Any, ckpt_file: Any, tensor_name: str, slice_spec: str) -> None:
         if slice_spec:
             raise NotImplementedError(
                 f"init_from_checkpoint into a partitioned variable ({variable.name}) is not "
@@ -37,7 +33,7 @@ def recording_checkpoint_initializers(records: list) -> contextlib.AbstractConte
             )
         records.append((variable, ckpt_file, tensor_name))
 
-    return patched(checkpoint_utils, "_set_checkpoint_initializer", record)
+    return checkpoint_initializers_recorded(record)
 
 
 def apply_checkpoint_initializers(records: list) -> int:

@@ -11,10 +11,17 @@ import importlib
 import sys
 
 from keras_estimator.compat import layers as v1_layers
+from keras_estimator.seam.patching import AttributePatch
+
+_patches: dict[int, AttributePatch] = {}  # id(module) -> its patch, held for good
 
 
 def install_v1_layers() -> None:
-    """Makes `tf.compat.v1.layers.*` resolve to `keras_estimator.compat.layers`. Idempotent."""
+    """Makes `tf.compat.v1.layers.*` resolve to `keras_estimator.compat.layers`. Idempotent.
+
+    Called when the first Estimator is made and by `install()`, not on import: importing
+    keras_estimator changes nothing in TensorFlow.
+    """
     import tensorflow as tf
 
     # Import it now so that a later `import tensorflow.compat.v1` finds the patched module.
@@ -23,4 +30,4 @@ def install_v1_layers() -> None:
     modules += [m for name, m in list(sys.modules.items()) if name.endswith("compat.v1")]
     for module in modules:
         if getattr(module, "__dict__", {}).get("layers") is not v1_layers:
-            module.layers = v1_layers
+            _patches[id(module)] = AttributePatch(module, "layers", v1_layers)

@@ -14,6 +14,7 @@ from typing import Any
 import tensorflow as tf
 
 from keras_estimator.distribute import parameter_servers
+from keras_estimator.seam.internals import iterator_type_spec
 from keras_estimator.spec.run_config import TaskType
 
 logger = logging.getLogger("keras_estimator")
@@ -83,9 +84,8 @@ def iterator_spec(dataset: Any) -> tf.TypeSpec:
     """The type spec of an iterator over `dataset` (a tf.data or distributed dataset)."""
     if isinstance(dataset, tf.data.Dataset):
         return tf.data.IteratorSpec(dataset.element_spec)
-    spec = iter(dataset)._type_spec
     # A per-worker iterator (ParameterServerStrategy): a scheduled step gets one worker's.
-    return getattr(spec, "_value_spec", spec)
+    return iterator_type_spec(iter(dataset))
 
 
 def first_replica(value: Any, strategy: tf.distribute.Strategy) -> Any:

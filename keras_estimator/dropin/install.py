@@ -8,11 +8,15 @@ After `install()`:
   (`keras_estimator.dropin.contrib`), also importable as `tensorflow.contrib`;
 - the modules legacy code imported directly (`tensorflow_estimator`,
   `tensorflow_estimator.python.estimator.estimator`, `...model_fn`, `...run_config`,
-  `...export.export`, `...canned.dnn`, ..., and the same under
-  `tensorflow.python.estimator`) are importable and hold our classes.
+  `...export.export`, `...canned.dnn`, ..., and the same under TensorFlow's own former
+  estimator path, `seam.legacy_paths.ESTIMATOR_MODULE_ROOTS`) are importable and hold
+  our classes;
+- `tf.compat.v1.layers` is keras_estimator's Keras 3 port of the TF1 layers (as for any
+  Estimator; it stays after `uninstall()`).
 
 Nothing else about TensorFlow or Keras changes: only attributes and `sys.modules`
-entries that did not exist are added, and `uninstall()` removes exactly those.
+entries that did not exist are added (through `seam.patching`), and `uninstall()`
+removes exactly those.
 """
 
 from __future__ import annotations
@@ -24,9 +28,11 @@ import threading
 import types
 from typing import Any
 
+from keras_estimator.seam.legacy_paths import ESTIMATOR_MODULE_ROOTS, GUARDED_ROOTS
+from keras_estimator.seam.patching import AttributePatch
+
 _lock = threading.Lock()
 _installed: dict[str, Any] | None = None  # what install() added, for uninstall()
-_MISSING = object()
 
 # Legacy module path (below the package roots) -> our module, or a list of our modules
 # whose public names the alias module re-exports.
@@ -66,7 +72,6 @@ _MODULES: dict[str, Any] = {
     "api._v2": None,
     "api._v2.estimator": "keras_estimator",
 }
-_ROOTS = ("tensorflow_estimator.python.estimator", "tensorflow.python.estimator")
 
 
 def legacy_module_suffixes() -> list[str]:
@@ -89,7 +94,7 @@ def _alias_module(name: str, sources: list[types.ModuleType] | None) -> types.Mo
 def _legacy_modules() -> dict[str, types.ModuleType]:
     """Every legacy module name -> the module object it should import as."""
     modules: dict[str, types.ModuleType] = {}
-    for root in _ROOTS:
+    for root in ESTIMATOR_MODULE_ROOTS:
         for suffix, target in _MODULES.items():
             name = f"{root}.{suffix}" if suffix else root
             if isinstance(target, str) and suffix:
@@ -138,15 +143,12 @@ def _link_parents(modules: dict[str, types.ModuleType]) -> list[tuple[Any, str, 
     return links
 
 
-_GUARDED_ROOTS = ("tensorflow_estimator", "tensorflow.python.estimator", "tensorflow.contrib")
-
-
 class _LegacyModuleGuard(importlib.abc.MetaPathFinder):
     """While installed: a legacy module path we do not provide fails to import, instead of
     importing a second copy of one of our modules under the legacy name."""
 
     def find_spec(self, fullname: str, path: Any, target: Any = None) -> None:
-        if fullname.startswith(tuple(root + "." for root in _GUARDED_ROOTS)):
+        if fullname.startswith(tuple(root + "." for root in GUARDED_ROOTS)):
             raise ModuleNotFoundError(
                 f"No module named {fullname!r}: keras_estimator.install() provides the "
                 "tf.estimator modules legacy code imported most (see `keras-estimator check`), "
@@ -176,19 +178,19 @@ def install() -> None:
         modules = _legacy_modules()
         added_modules = {name: m for name, m in modules.items() if name not in sys.modules}
         attributes = _namespace_attributes() + _link_parents(added_modules)
-        previous = []
-        for owner, attr, value in attributes:
-            before = owner.__dict__.get(attr, _MISSING) if hasattr(owner, "__dict__") else _MISSING
-            if before is not _MISSING:
-                continue  # never replace what exists (e.g. a real tensorflow_estimator)
-            setattr(owner, attr, value)
-            previous.append((owner, attr))
+        # Imported here: `keras-estimator check` reads this module without TensorFlow.
+        from keras_estimator.compat.v1_layers_install import install_v1_layers
+
+        install_v1_layers()
+        # Never replace what exists (e.g. a real tensorflow_estimator).
+        patches = [AttributePatch(owner, attr, value, only_if_missing=True)
+                   for owner, attr, value in attributes]  # fmt: skip
         sys.modules.update(added_modules)
         sys.meta_path.insert(0, _guard)
         _installed = {
             "modules": list(added_modules),
-            "attributes": previous,
-            "before": {n for n in sys.modules if n.startswith(_GUARDED_ROOTS)} - set(added_modules),
+            "patches": [patch for patch in patches if patch.applied],
+            "before": {n for n in sys.modules if n.startswith(GUARDED_ROOTS)} - set(added_modules),
         }
 
 
@@ -201,16 +203,13 @@ def uninstall() -> None:
         for name in _installed["modules"]:
             sys.modules.pop(name, None)
         # Anything imported under a legacy name meanwhile goes too.
-        for name in [n for n in sys.modules if n.startswith(_GUARDED_ROOTS)]:
+        for name in [n for n in sys.modules if n.startswith(GUARDED_ROOTS)]:
             if name not in _installed["before"]:
                 sys.modules.pop(name, None)
         if _guard in sys.meta_path:
             sys.meta_path.remove(_guard)
-        for owner, attr in _installed["attributes"]:
-            try:
-                delattr(owner, attr)
-            except AttributeError:
-                pass
+        for patch in _installed["patches"]:
+            patch.undo()
         _installed = None
 
 

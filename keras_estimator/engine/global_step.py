@@ -6,11 +6,12 @@ import inspect
 from typing import Any
 
 import tensorflow as tf
-from tensorflow.python.ops import resource_variable_ops
 
-_RESOURCE_VARIABLE_ARGS = frozenset(
-    inspect.signature(resource_variable_ops.ResourceVariable.__init__).parameters
-) - {"self"}
+from keras_estimator.seam.internals import ResourceVariable
+
+_RESOURCE_VARIABLE_ARGS = frozenset(inspect.signature(ResourceVariable.__init__).parameters) - {
+    "self"
+}
 
 
 class _OpName:
@@ -24,7 +25,7 @@ class _OpName:
         return f"<op {self.name}>"
 
 
-class GlobalStepVariable(resource_variable_ops.ResourceVariable):
+class GlobalStepVariable(ResourceVariable):
     """`global_step`, int64, first-replica aggregation.
 
     TF1 hooks (StepCounterHook, ...) read `tf.train.get_global_step().op.name`; an eager

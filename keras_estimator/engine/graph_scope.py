@@ -8,20 +8,15 @@ of the model_fn gets stable default names (v1 scopes and Keras auto-names).
 
 from __future__ import annotations
 
-import collections
 import contextlib
 import weakref
 from collections.abc import Iterator
-from typing import Any
 
-import keras
 import tensorflow as tf
-from keras.src.backend.common import global_state
-from tensorflow.python.ops import summary_ops_v2
 
 from keras_estimator.checkpoint.init_from_checkpoint import recording_checkpoint_initializers
 from keras_estimator.engine.variable_store import VariableStore
-from keras_estimator.seam.patching import patched
+from keras_estimator.seam import internals
 
 _KEYS = tf.compat.v1.GraphKeys
 _PER_TRACE_COLLECTIONS = (
@@ -58,53 +53,11 @@ def _prepare_graph(graph: tf.Graph, store: VariableStore, global_step: tf.Variab
     _prepared_graphs.add(graph)
 
 
-@contextlib.contextmanager
-def _fresh_keras_names() -> Iterator[None]:
-    """Keras auto-names (dense, dense_1, ...) restart on every model_fn call."""
-    previous = global_state.get_global_attribute("object_name_uids")
-    global_state.set_global_attribute("object_name_uids", collections.defaultdict(int))
-    try:
-        yield
-    finally:
-        global_state.set_global_attribute("object_name_uids", previous)
-
-
-def _saver_build_deferred(saver: tf.compat.v1.train.Saver) -> None:
-    """Saver.build inside a traced step: no ops (keras_estimator saves checkpoints itself)."""
-
-
-def _savers_without_ops() -> contextlib.AbstractContextManager:
-    # A Saver built in a traced step adds SaveV2/RestoreV2 ops that tf.function would run
-    # on every step (a restore from the file "model"). Its settings are all that is read.
-    return patched(tf.compat.v1.train.Saver, "build", _saver_build_deferred)
-
-
-def _summary_writers_kept(writers: list) -> contextlib.AbstractContextManager:
-    # tf.summary.create_file_writer in a traced step (a host_call, say) makes its writer
-    # eagerly, owned by the Python object; once the model_fn returns, that object would be
-    # collected and the compiled step would write to a deleted resource. Keep them alive.
-    writer_class = summary_ops_v2._ResourceSummaryWriter
-    original = writer_class.__init__
-
-    def init_and_keep(self: Any, *args: Any, **kwargs: Any) -> None:
-        original(self, *args, **kwargs)
-        writers.append(self)
-
-    return patched(writer_class, "__init__", init_and_keep)
-
-
 def _keras_metric_variables_local(store: VariableStore) -> contextlib.AbstractContextManager:
     # A Keras metric's state is per evaluation, like a v1 metric's local variables: never
     # restored from (or required in) a checkpoint, even when the model_fn creates a metric
     # it does not return (a head's metric replaced through add_metrics, say).
-    original = keras.metrics.Metric.add_variable
-
-    def add_local_variable(self: Any, *args: Any, **kwargs: Any) -> Any:
-        variable = original(self, *args, **kwargs)
-        store.mark_local([getattr(variable, "_value", variable)])
-        return variable
-
-    return patched(keras.metrics.Metric, "add_variable", add_local_variable)
+    return internals.keras_metric_variables_seen(lambda variable: store.mark_local([variable]))
 
 
 @contextlib.contextmanager
@@ -120,10 +73,12 @@ def tf1_graph_scope(store: VariableStore, global_step: tf.Variable) -> Iterator[
     root = tf.compat.v1.get_variable_scope()
     with (
         store.active(),
-        _fresh_keras_names(),
+        internals.fresh_keras_auto_names(),
         recording_checkpoint_initializers(store.checkpoint_initializers),
-        _savers_without_ops(),
-        _summary_writers_kept(store.summary_writers),
+        # A Saver built in a traced step would add save/restore ops run on every step.
+        internals.savers_without_ops(),
+        # Writers made in the step (a host_call's) must outlive the model_fn call.
+        internals.summary_writers_kept(store.summary_writers),
         _keras_metric_variables_local(store),
     ):
         # Re-entering the root scope by object restores the default-name counters on exit,

@@ -15,6 +15,7 @@ import keras
 import tensorflow as tf
 
 from keras_estimator.engine.variable_store import VariableStore
+from keras_estimator.seam.internals import keras_variable_backing
 
 _READ_OPS = frozenset({"ReadVariableOp", "VarHandleOp", "ResourceGather"})
 _WRITE_OPS = frozenset({"AssignAddVariableOp", "AssignVariableOp", "AssignSubVariableOp"})
@@ -76,7 +77,7 @@ def metric_values(
     for name, metric in eval_metric_ops.items():
         if isinstance(metric, keras.metrics.Metric):
             # Keras metrics were updated inside the model_fn; their variables are local.
-            variables = [getattr(v, "_value", v) for v in metric.variables]
+            variables = [keras_variable_backing(v) for v in metric.variables]
             store.mark_local(variables)
             store.keras_metrics.add(metric)
             keras_variables += variables

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable
 from typing import Any
 
@@ -17,11 +16,9 @@ from keras_estimator.engine.keras_optimizer import apply_as_train_op
 from keras_estimator.engine.output_keys import GLOBAL_STEP_KEY, HOOKS_KEY, LOSS_KEY
 from keras_estimator.engine.summaries import summaries_every
 from keras_estimator.engine.variable_store import VariableStore
+from keras_estimator.seam import internals
 from keras_estimator.spec.estimator_spec import EstimatorSpec
 from keras_estimator.spec.mode_keys import ModeKeys
-
-# WrappedFunction.prune gives a traced graph `session.run(fetches)` semantics.
-from tensorflow.python.eager import wrap_function  # noqa: E402  isort: skip
 
 ModelFnCaller = Callable[[Any, Any, str], EstimatorSpec]
 _ASSIGN_OPS = frozenset({"AssignAddVariableOp", "AssignVariableOp", "AssignSubVariableOp"})
@@ -144,6 +141,15 @@ class EstimatorModel(keras.Model):
         with tf.init_scope():
             self.train_call_start = tf.Variable(0, dtype=tf.int64, trainable=False)
 
+    @property
+    def store(self) -> VariableStore:
+        """The model_fn's variables by TF1 name (what checkpoints hold)."""
+        return self._store
+
+    @property
+    def global_step(self) -> tf.Variable:
+        return self._ke_global_step
+
     # -- steps -------------------------------------------------------------------
     def _spec_for(self, data: Any, mode: str) -> EstimatorSpec:
         features, labels = split_batch(data)
@@ -189,12 +195,11 @@ class EstimatorModel(keras.Model):
     def _distributed_train_step(self, strategy: tf.distribute.Strategy) -> Callable:
         # tf.estimator's contract with v1 optimizers: under this flag they scale the loss by
         # 1/replicas (gradients averaged), unless the last tf.losses reduction was SUM.
-        scaling = getattr(strategy, "_scale_loss_for_estimator_enabled", None)
 
         def step(data: Any) -> dict[str, Any]:
-            with scaling() if scaling is not None else contextlib.nullcontext():
+            with internals.estimator_loss_scaling(strategy):
                 outputs = strategy.run(self.train_step, args=(data,))
-            scaled = getattr(tf.compat.v1.get_default_graph(), "_is_loss_scaled_by_optimizer", 0)
+            scaled = internals.loss_scaled_by_optimizer(tf.compat.v1.get_default_graph())
             # The reported loss: the mean over replicas when the optimizer averaged, else
             # the sum (tf.estimator's rule).
             reduce_op = tf.distribute.ReduceOp.MEAN if scaled else tf.distribute.ReduceOp.SUM
@@ -288,7 +293,7 @@ class EstimatorModel(keras.Model):
 
         concrete = tf.function(traced, autograph=False).get_concrete_function(element_spec)
         feeds = concrete.inputs[: len(concrete.inputs) - len(concrete.captured_inputs)]
-        wrapped = wrap_function.WrappedFunction(concrete.graph, variable_holder=None)
+        wrapped = internals.graph_pruner(concrete.graph)
         pruned = wrapped.prune(feeds=feeds, fetches=(raw["outputs"], raw["ops"]))
 
         def run(data: Any) -> Any:
@@ -302,8 +307,8 @@ class EstimatorModel(keras.Model):
         if isinstance(strategy, tf.distribute.experimental.ParameterServerStrategy):
             return CoordinatedLoop(step_fn, self._ke_global_step, strategy)
         if strategy is not None:  # make_step gave the distributed step, no specs
-            in_multi_worker = getattr(strategy.extended, "_in_multi_worker_mode", lambda: False)
-            return _DistributedLoop(step_fn, self._ke_global_step, bool(in_multi_worker()))
+            in_multi_worker = internals.in_multi_worker_mode(strategy)
+            return _DistributedLoop(step_fn, self._ke_global_step, in_multi_worker)
         return self._make_chunked_loop(step_fn, out_specs)
 
     def _make_chunked_loop(self, step_fn: Callable, out_specs: Any) -> Callable:

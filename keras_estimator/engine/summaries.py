@@ -13,19 +13,8 @@ import contextlib
 from collections.abc import Iterator
 
 import tensorflow as tf
-from tensorflow.python.summary import summary as v1_summary
 
-
-@contextlib.contextmanager
-def _v1_summaries_to_collections() -> Iterator[None]:
-    # With a default v2 writer TF 2.x turns v1 summary calls into direct writes that
-    # return b'' and skip the SUMMARIES collection; TF1 code (merge_all) needs the latter.
-    original = v1_summary._should_invoke_v2_op
-    v1_summary._should_invoke_v2_op = lambda: False
-    try:
-        yield
-    finally:
-        v1_summary._should_invoke_v2_op = original
+from keras_estimator.seam.internals import v1_summaries_to_collections
 
 
 @contextlib.contextmanager
@@ -38,14 +27,14 @@ def summaries_every(
     On exit, the v1 summaries collected in the graph are written too (merged).
     """
     if not every:
-        with tf.summary.record_if(False), _v1_summaries_to_collections():
+        with tf.summary.record_if(False), v1_summaries_to_collections():
             yield
         return
     previous = tf.summary.experimental.get_step()
     tf.summary.experimental.set_step(step_before + 1)
     try:
         with tf.summary.record_if(tf.equal((step_before - call_start) % every, 0)):
-            with _v1_summaries_to_collections():
+            with v1_summaries_to_collections():
                 yield
             merged = tf.compat.v1.summary.merge_all()
             if merged is not None and tf.summary.experimental.get_step() is not None:

@@ -16,50 +16,26 @@ import tensorflow as tf
 from keras_estimator.checkpoint import checkpoint_files as ckpt_lib
 from keras_estimator.checkpoint.warm_start import resolve_warm_start
 from keras_estimator.distribute import parameter_servers
-from keras_estimator.distribute.strategies import strategy_of
 from keras_estimator.engine.model import HOOKS_KEY, EstimatorModel
 from keras_estimator.engine.summaries import write_scalars
 from keras_estimator.hooks.keras_callbacks import KerasCallbacks
-from keras_estimator.hooks.runner import HookRunner, validate_hooks, validate_listeners
+from keras_estimator.hooks.runner import validate_hooks, validate_listeners
 from keras_estimator.runtime.history import TrainingHistory
 from keras_estimator.runtime.input_fn_calls import call_input_fn
 from keras_estimator.runtime.interrupts import GracefulInterrupt
-from keras_estimator.runtime.model_runtime import EstimatorBuilding
+from keras_estimator.runtime.model_fn_call import ModelFnCaller, verify_model_fn_args
+from keras_estimator.runtime.model_runtime import ModelRuntime
 from keras_estimator.runtime.predictions import select_keys, split_examples
 from keras_estimator.runtime.saved_model_export import write_saved_model
 from keras_estimator.runtime.session_config import apply_session_config
 from keras_estimator.runtime.training_loop import make_saver, run_training
-from keras_estimator.spec.estimator_spec import EstimatorSpec
 from keras_estimator.spec.mode_keys import ModeKeys
 from keras_estimator.spec.run_config import RunConfig, TaskType
-from keras_estimator.spec.scaffolds import check_scaffold, scaffold_saver
-from keras_estimator.utils.fn_args import fn_args
 from keras_estimator.utils.log import notice
 
 logger = logging.getLogger("keras_estimator")
 
-_VALID_MODEL_FN_ARGS = {"features", "labels", "mode", "params", "self", "config"}
 _UNTIL_EXHAUSTED = np.iinfo(np.int64).max
-
-
-def _verify_model_fn_args(model_fn: Callable, params: Any) -> None:
-    args = set(fn_args(model_fn))
-    if "features" not in args:
-        raise ValueError(f"model_fn ({model_fn}) must include features argument.")
-    if params is not None and "params" not in args:
-        raise ValueError(
-            f"model_fn ({model_fn}) does not include params argument, but params ({params}) "
-            "is passed to Estimator."
-        )
-    if params is None and "params" in args:
-        logger.warning(
-            "Estimator's model_fn (%s) includes params argument, but params are not passed "
-            "to Estimator.",
-            model_fn,
-        )
-    unexpected = sorted(args - _VALID_MODEL_FN_ARGS)
-    if unexpected:
-        raise ValueError(f"model_fn ({model_fn}) has following not expected args: {unexpected}")
 
 
 def _resolve_config(config: Any, model_dir: Any) -> RunConfig:
@@ -88,7 +64,7 @@ def _resolve_config(config: Any, model_dir: Any) -> RunConfig:
     return config
 
 
-class Estimator(EstimatorBuilding):
+class Estimator:
     """Trains, evaluates and predicts with a `model_fn`, as `tf.estimator.Estimator` did.
 
     The model_fn runs inside the compiled steps of a Keras 3 model (`EstimatorModel`);
@@ -114,20 +90,19 @@ class Estimator(EstimatorBuilding):
             raise ValueError("model_fn must be provided to Estimator.")
         if not callable(model_fn):
             raise TypeError(f"model_fn must be callable, given: {model_fn!r}")
-        _verify_model_fn_args(model_fn, params)
+        verify_model_fn_args(model_fn, params)
         self._model_fn = model_fn
         self._config = _resolve_config(config, model_dir)
         self._model_dir = self._config.model_dir
         self._params = copy.deepcopy(params or {})
-        self._warm_start_settings = resolve_warm_start(warm_start_from)
-        self._train_scaffold_saver: tf.compat.v1.train.Saver | None = None
-        self._model: EstimatorModel | None = None
-        self._loops: dict[Any, Callable] = {}
-        self._writers: dict[str, tf.summary.SummaryWriter] = {}
+        warm_start_settings = resolve_warm_start(warm_start_from)
         self.history = TrainingHistory()
         logger.info("Using config: %s", self._config)
         apply_session_config(self._config.session_config)
-        self._strategy, self._distributed_modes = strategy_of(self._config)
+        self._model_fn_caller = ModelFnCaller(
+            model_fn, self._config, self._model_fn_params, self._as_estimator_spec
+        )
+        self._runtime = ModelRuntime(self._model_fn_caller, self._config, warm_start_settings)
         try:
             existing = ckpt_lib.latest_checkpoint(self._model_dir)
         except ckpt_lib.BrokenCheckpointStateError as exc:
@@ -176,9 +151,10 @@ class Estimator(EstimatorBuilding):
             >>> model = est.keras_model
             >>> model.fit(dataset, epochs=2, callbacks=[keras.callbacks.EarlyStopping()])
         """
-        if self._model is not None and not self._model.compiled:
-            self._model.compile()
-        return self._model
+        model = self._runtime.model
+        if model is not None and not model.compiled:
+            model.compile()
+        return model
 
     def eval_dir(self, name: str | None = None) -> str:
         """Where `evaluate(name=...)` writes its event files: model_dir/eval[_name]."""
@@ -202,7 +178,7 @@ class Estimator(EstimatorBuilding):
             raise ValueError(f"Could not find trained model in model_dir: {self._model_dir}.")
         return path
 
-    # -- building ---------------------------------------------------------------------
+    # -- what input_fn and model_fn get ---------------------------------------------------
     # Extension points (TPUEstimator): what input_fn / model_fn get, what model_fn returns.
     def _call_input_fn(
         self, input_fn: Callable, mode: str, input_context: Any = None
@@ -215,7 +191,7 @@ class Estimator(EstimatorBuilding):
         input_fn runs once per input pipeline with a `tf.distribute.InputContext`; its
         batches are per-replica batches, handed to the replicas in turn.
         """
-        strategy = self._strategy_for(mode)
+        strategy = self._runtime.strategy_for(mode)
         if strategy is None:
             return self._call_input_fn(input_fn, mode)
         if parameter_servers.is_parameter_server_strategy(strategy):
@@ -226,41 +202,16 @@ class Estimator(EstimatorBuilding):
             lambda context: self._call_input_fn(input_fn, mode, context)
         )
 
+    def _replace_config(self, config: RunConfig) -> None:
+        """A subclass's config change (TPUEstimator's steps_per_execution) reaches the
+        model_fn and the runtime."""
+        self._config = self._model_fn_caller.config = self._runtime.config = config
+
     def _model_fn_params(self, mode: str) -> dict:
         return self.params
 
     def _as_estimator_spec(self, result: Any) -> Any:
         return result
-
-    def _call_model_fn(self, features: Any, labels: Any, mode: str) -> EstimatorSpec:
-        args = fn_args(self._model_fn)
-        kwargs: dict[str, Any] = {}
-        if "labels" in args:
-            kwargs["labels"] = labels
-        elif labels is not None:
-            raise ValueError("model_fn does not take labels, but input_fn returns labels.")
-        if "mode" in args:
-            kwargs["mode"] = mode
-        if "params" in args:
-            kwargs["params"] = self._model_fn_params(mode)
-        if "config" in args:
-            kwargs["config"] = self.config
-        logger.info("Calling model_fn.")
-        result = self._as_estimator_spec(self._model_fn(features=features, **kwargs))
-        logger.info("Done calling model_fn.")
-        if not isinstance(result, EstimatorSpec):
-            raise ValueError(
-                "model_fn should return an EstimatorSpec. "
-                f"Got {type(result).__name__}: {result!r:.200}"
-            )
-        check_scaffold(result.scaffold)
-        if mode == ModeKeys.TRAIN:
-            self._train_scaffold_saver = scaffold_saver(result.scaffold)
-        return result
-
-    def _strategy_for(self, mode: str) -> tf.distribute.Strategy | None:
-        """The strategy a mode runs under: train/eval_distribute; predict never had one."""
-        return self._strategy if mode in self._distributed_modes else None
 
     def _serves_the_chief(self) -> bool:
         """A worker or ps task of a parameter-server cluster: it runs a server only."""
@@ -268,22 +219,13 @@ class Estimator(EstimatorBuilding):
             self._config.task_type not in (TaskType.CHIEF, TaskType.MASTER)
         )
 
-    def _scope(self, mode: str | None = None) -> contextlib.AbstractContextManager:
-        """The strategy's scope for `mode` (None: for building variables), or nothing.
-
-        Modes that do not run distributed are traced and run outside it: their variables
-        (metrics) are ordinary ones, and the model's mirrored variables read as one.
-        """
-        strategy = self._strategy if mode is None else self._strategy_for(mode)
-        return strategy.scope() if strategy is not None else contextlib.nullcontext()
-
     @contextlib.contextmanager
     def _peer_failures_explained(self) -> Iterator[None]:
         """A task of a multi-worker job that died shows up as a collective op failing."""
         try:
             yield
         except (tf.errors.UnavailableError, tf.errors.AbortedError) as exc:
-            if self._strategy_for(ModeKeys.TRAIN) is None:
+            if self._runtime.strategy_for(ModeKeys.TRAIN) is None:
                 raise
             checkpoint = self.latest_checkpoint() if self._config.is_chief else None
             raise type(exc)(
@@ -338,28 +280,23 @@ class Estimator(EstimatorBuilding):
                 )  # fmt: skip
                 return self
 
-        self._seed()
+        runtime = self._runtime
+        runtime.seed()
         dataset = self._input_for(input_fn, ModeKeys.TRAIN)
-        made: dict[str, Any] = {}
-
-        def saver_for(runner: HookRunner) -> None:
-            # Made while _prepare can still undo what it created (a fresh event file) if
-            # it fails: saving_listeners without any checkpoint saving, say.
-            made["saver"] = make_saver(
+        with runtime.summaries_for(ModeKeys.TRAIN) as writer:  # removed again if this fails
+            loop, runner = runtime.prepare(
+                ModeKeys.TRAIN, dataset, checkpoint, tuple(hooks), writer
+            )
+            saver = make_saver(
                 self._model_dir,
-                self._model._store.global_variables(),
+                runtime.model.store.global_variables(),
                 self._config,
                 runner,
                 listeners,
-                self._train_scaffold_saver,
+                self._model_fn_caller.train_scaffold_saver,
             )
-
-        loop, runner = self._prepare(
-            ModeKeys.TRAIN, dataset, checkpoint, tuple(hooks), after_restore=saver_for
-        )
-        saver = made["saver"]
-        step = self._global_step_value()
-        self._model.train_call_start.assign(step)
+        step = runtime.global_step_value()
+        runtime.model.train_call_start.assign(step)
         target = max_steps if max_steps is not None else step + steps if steps else None
         listeners = saver.listeners if saver is not None else []
         for listener in listeners:
@@ -367,9 +304,9 @@ class Estimator(EstimatorBuilding):
         if saver is not None and ckpt_lib.latest_checkpoint(saver.directory) is None:
             saver.save(step)
         runner.after_create_session()
-        keras_callbacks = KerasCallbacks(callbacks, self._model, "train")
+        keras_callbacks = KerasCallbacks(callbacks, runtime.model, "train")
         with (
-            self._scope(ModeKeys.TRAIN),  # traced in it: called elsewhere, it would retrace
+            runtime.scope(ModeKeys.TRAIN),  # traced in it: called elsewhere, it would retrace
             self._peer_failures_explained(),
             GracefulInterrupt() as interrupt,
         ):
@@ -380,15 +317,15 @@ class Estimator(EstimatorBuilding):
                 saver,
                 runner,
                 keras_callbacks,
-                self._summary_writer(self._model_dir) if self._config.is_chief else None,
+                runtime.summary_writer(self._model_dir) if self._config.is_chief else None,
                 step,
                 target,
                 on_loss=self.history.record_loss,
                 interrupt=interrupt,
             )
         if self._config.is_chief:
-            self._summary_writer(self._model_dir).flush()
-        self._flush_model_fn_writers()
+            runtime.summary_writer(self._model_dir).flush()
+        runtime.flush_model_fn_writers()
         runner.end()
         if saver is not None:
             saver.end(step)
@@ -432,17 +369,18 @@ class Estimator(EstimatorBuilding):
             raise ValueError(f"Must specify steps > 0, given: {steps}")
         hooks, callbacks = validate_hooks(hooks)
         checkpoint = None if in_memory else self._checkpoint_for(checkpoint_path, "evaluate")
+        runtime = self._runtime
         if not in_memory:
-            self._seed()
+            runtime.seed()
         dataset = self._input_for(input_fn, ModeKeys.EVAL)
-        loop, runner = self._prepare(
+        loop, runner = runtime.prepare(
             ModeKeys.EVAL, dataset, checkpoint, tuple(hooks), keep_variables=in_memory,
             follow_latest=not checkpoint_path,
         )  # fmt: skip
-        self._model._store.reset_locals()
+        runtime.model.store.reset_locals()
         limit = steps if steps is not None else _UNTIL_EXHAUSTED
         runner.after_create_session()
-        keras_callbacks = KerasCallbacks(callbacks, self._model, "test")
+        keras_callbacks = KerasCallbacks(callbacks, runtime.model, "test")
         iterator = iter(dataset)
         if runner.active or keras_callbacks.active:
             ran, done = 0, 0
@@ -465,7 +403,7 @@ class Estimator(EstimatorBuilding):
         else:
             ran, logs = loop(iterator, tf.constant(limit, tf.int64))
         runner.end()
-        self._flush_model_fn_writers()
+        runtime.flush_model_fn_writers()
         keras_callbacks.end(
             {k: float(v) for k, v in logs.items() if k != HOOKS_KEY and np.ndim(v) == 0}
         )
@@ -473,12 +411,12 @@ class Estimator(EstimatorBuilding):
             # tf.estimator reported the metrics' initial values in this case; so do we.
             logger.warning("Evaluation ran no step: input_fn yielded no data.")
         results = {key: value.numpy() for key, value in logs.items() if key != HOOKS_KEY}
-        results["global_step"] = self._global_step_value()
+        results["global_step"] = runtime.global_step_value()
         shown = ", ".join(f"{k} = {v}" for k, v in sorted(results.items()))
         logger.info("Saving dict for global step %d: %s", results["global_step"], shown)
         eval_dir = self.eval_dir(name)
         metrics = {k: v for k, v in results.items() if k != "global_step"}
-        write_scalars(self._summary_writer(eval_dir), metrics, results["global_step"])
+        write_scalars(runtime.summary_writer(eval_dir), metrics, results["global_step"])
         self.history.record_evaluation(name, results["global_step"], results)
         return results
 
@@ -519,15 +457,16 @@ class Estimator(EstimatorBuilding):
         """
         hooks, callbacks = validate_hooks(hooks)
         checkpoint = self._checkpoint_for(checkpoint_path, "predict")
-        self._seed()
+        runtime = self._runtime
+        runtime.seed()
         dataset = self._input_for(input_fn, ModeKeys.PREDICT)
-        predict_fn, runner = self._prepare(
+        predict_fn, runner = runtime.prepare(
             ModeKeys.PREDICT, dataset, checkpoint, tuple(hooks), follow_latest=not checkpoint_path
         )
         if isinstance(predict_keys, str):
             predict_keys = [predict_keys]
         runner.after_create_session()
-        keras_callbacks = KerasCallbacks(callbacks, self._model, "predict")
+        keras_callbacks = KerasCallbacks(callbacks, runtime.model, "predict")
         for index, batch in enumerate(dataset):
             if runner.active:
                 runner.before_step()
@@ -543,7 +482,7 @@ class Estimator(EstimatorBuilding):
                 break
         keras_callbacks.end({})
         runner.end()
-        self._flush_model_fn_writers()
+        runtime.flush_model_fn_writers()
 
     # -- export --------------------------------------------------------------------------
     def export_saved_model(
@@ -567,7 +506,7 @@ class Estimator(EstimatorBuilding):
             >>> path = est.export_saved_model("exports", fn)
         """
         return write_saved_model(
-            self,
+            self._runtime,
             os.fspath(export_dir_base),
             serving_input_receiver_fn,
             assets_extra,

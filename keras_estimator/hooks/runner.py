@@ -17,6 +17,7 @@ import tensorflow as tf
 
 from keras_estimator.hooks.session import HookSession, fetch_id
 from keras_estimator.hooks.variable_names import variables_resolvable_by_name
+from keras_estimator.seam import internals
 
 _V1 = tf.compat.v1
 
@@ -62,9 +63,9 @@ def validate_listeners(listeners: Any) -> list:
 
 def _needs_the_real_step(hook: Any) -> bool:
     """Hooks that must see every step itself, even when they fetch nothing."""
-    if isinstance(hook, _V1.train.LoggingTensorHook):
-        return getattr(hook, "_log_at_end", False)  # at_end reads the last step's values
-    return getattr(hook, "_final_ops", None) is not None  # FinalOpsHook reads them in end()
+    # LoggingTensorHook(at_end=True) logs the last step's values; FinalOpsHook reads its
+    # final ops in end().
+    return internals.logs_at_end(hook) or internals.final_ops(hook) is not None
 
 
 def _counts_only(hook: Any) -> bool:
@@ -158,7 +159,7 @@ class HookRunner:
                         "placeholders in a Keras step, so feed_dict hooks are not supported."
                     )
                 candidates += tf.nest.flatten(args.fetches)
-            final_ops = getattr(hook, "_final_ops", None)  # FinalOpsHook runs them in end()
+            final_ops = internals.final_ops(hook)  # FinalOpsHook runs them in end()
             if final_ops is not None:
                 candidates += tf.nest.flatten(final_ops)
             for fetch in candidates:

@@ -18,8 +18,9 @@ from dataclasses import asdict, dataclass
 from functools import cache
 from typing import Any
 
+from keras_estimator.seam.legacy_paths import ESTIMATOR_MODULE_ROOTS
+
 TABLE_PATH = os.path.join(os.path.dirname(__file__), "support_table.json")
-_ESTIMATOR_ROOTS = ("tensorflow_estimator.python.estimator", "tensorflow.python.estimator")
 
 
 @dataclass
@@ -53,11 +54,11 @@ def _legacy_module_names() -> set[str]:
 def canonical(dotted: str) -> str | None:
     """`tensorflow.compat.v1.estimator.X` -> `tf.estimator.X`; None when not TensorFlow.
 
-    Paths into `tensorflow_estimator.python.estimator` (or `tensorflow.python.estimator`)
+    Paths into the legacy estimator modules (`legacy_paths.ESTIMATOR_MODULE_ROOTS`)
     name their object by its tf.estimator name (`...canned.dnn.DNNClassifier` ->
     `tf.estimator.DNNClassifier`); an import of a module there is `tensorflow_estimator`.
     """
-    for root in _ESTIMATOR_ROOTS:
+    for root in ESTIMATOR_MODULE_ROOTS:
         if dotted == root or dotted.startswith(root + "."):
             parts = dotted[len(root) + 1 :].split(".") if dotted != root else []
             modules = _legacy_module_names()

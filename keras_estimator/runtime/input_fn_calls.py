@@ -11,15 +11,15 @@ from collections.abc import Callable
 from typing import Any
 
 import tensorflow as tf
-from tensorflow.python.data.ops import dataset_ops
 
+from keras_estimator.seam.internals import v1_iterators_made_by
 from keras_estimator.spec.mode_keys import ModeKeys
 from keras_estimator.utils.fn_args import fn_args, required_fn_args
 
 logger = logging.getLogger("keras_estimator")
 
 _INPUT_FN_ARGS = ("mode", "params", "config", "input_context")
-_patch_lock = threading.Lock()
+_input_fn_lock = threading.Lock()
 
 
 class _RecoveredIterator:
@@ -64,24 +64,9 @@ def _call_with_recovered_iterators(input_fn: Callable, kwargs: dict) -> tuple[An
     def make(dataset: Any, *args: Any, **kw: Any) -> _RecoveredIterator:
         return _RecoveredIterator(dataset, registry)
 
-    targets = [
-        (dataset_ops.DatasetV1, "make_one_shot_iterator", lambda self, *a, **k: make(self)),
-        (dataset_ops.DatasetV1, "make_initializable_iterator", lambda self, *a, **k: make(self)),
-        (tf.compat.v1.data, "make_one_shot_iterator", make),
-        (tf.compat.v1.data, "make_initializable_iterator", make),
-    ]
-    with _patch_lock:
-        saved = [
-            (owner, attr, owner.__dict__.get(attr, getattr(owner, attr)))
-            for owner, attr, _ in targets
-        ]
-        try:
-            for owner, attr, replacement in targets:
-                setattr(owner, attr, replacement)
-            result = input_fn(**kwargs)
-        finally:
-            for owner, attr, original in saved:
-                setattr(owner, attr, original)
+    # One input_fn at a time: the replacement closes over this call's registry.
+    with _input_fn_lock, v1_iterators_made_by(make):
+        result = input_fn(**kwargs)
     return result, registry
 
 

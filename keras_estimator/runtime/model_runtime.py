@@ -1,6 +1,10 @@
-"""How an Estimator builds its model and compiled loops, restores checkpoints, and keeps
-event-file writers: the machinery behind train / evaluate / predict (a base class of
-`Estimator`, which holds the public methods)."""
+"""ModelRuntime: one Estimator's model, compiled loops and event-file writers.
+
+A call flows one way through it: `prepare` traces the mode's step once (the engine calls
+the `ModelFnCaller` it was given), then restores the checkpoint or initialises fresh
+variables (init_from_checkpoint, warm start); the Estimator then runs the loop
+(`runtime.training_loop` for TRAIN) and saves. Nothing here calls back into the Estimator.
+"""
 
 from __future__ import annotations
 
@@ -15,13 +19,16 @@ import tensorflow as tf
 from keras_estimator.checkpoint import checkpoint_files as ckpt_lib
 from keras_estimator.checkpoint.init_from_checkpoint import apply_checkpoint_initializers
 from keras_estimator.checkpoint.warm_start import warm_start
-from keras_estimator.distribute.strategies import iterator_spec
+from keras_estimator.compat.v1_layers_install import install_v1_layers
+from keras_estimator.distribute.strategies import iterator_spec, strategy_of
 from keras_estimator.engine.global_step import GlobalStepVariable
 from keras_estimator.engine.model import EstimatorModel
 from keras_estimator.engine.variable_store import VariableStore
 from keras_estimator.hooks.runner import HookRunner
 from keras_estimator.hooks.session import HookSession
+from keras_estimator.runtime.model_fn_call import ModelFnCaller
 from keras_estimator.spec.mode_keys import ModeKeys
+from keras_estimator.spec.run_config import RunConfig
 from keras_estimator.utils.log import quiet_tf_warning
 from keras_estimator.utils.seeding import seeded_python_random
 
@@ -30,24 +37,62 @@ logger = logging.getLogger("keras_estimator")
 _RESTORE_ATTEMPTS = 5  # checkpoints deleted by another process's GC while being read
 
 
-class EstimatorBuilding:
-    """Model building, tracing and restoring for `Estimator` (see estimator_class.py)."""
+class ModelRuntime:
+    """The model an Estimator trains, its compiled loops (one per mode, dataset structure
+    and hooks) and its event-file writers; the strategy each mode runs under.
 
-    def _build_model(self) -> EstimatorModel:
+    `model` is None until the first call builds it (or after a fresh start).
+    """
+
+    def __init__(
+        self, call_model_fn: ModelFnCaller, config: RunConfig, warm_start_settings: Any
+    ) -> None:
+        install_v1_layers()  # model_fns use tf.compat.v1.layers (Keras 3 removed them)
+        self.call_model_fn = call_model_fn
+        self.config = config
+        self.model_dir: str = config.model_dir
+        self.warm_start_settings = warm_start_settings
+        self.strategy, self.distributed_modes = strategy_of(config)
+        self.model: EstimatorModel | None = None
+        self._loops: dict[Any, tuple] = {}
+        self._writers: dict[str, tf.summary.SummaryWriter] = {}
+
+    def use_strategy(self, strategy: tf.distribute.Strategy, modes: frozenset) -> None:
+        """Runs `modes` under `strategy` from now on (TPUEstimator's TPUStrategy)."""
+        self.strategy, self.distributed_modes = strategy, modes
+
+    def strategy_for(self, mode: str) -> tf.distribute.Strategy | None:
+        """The strategy a mode runs under: train/eval_distribute; predict never had one."""
+        return self.strategy if mode in self.distributed_modes else None
+
+    def scope(self, mode: str | None = None) -> contextlib.AbstractContextManager:
+        """The strategy's scope for `mode` (None: for building variables), or nothing.
+
+        Modes that do not run distributed are traced and run outside it: their variables
+        (metrics) are ordinary ones, and the model's mirrored variables read as one.
+        """
+        strategy = self.strategy if mode is None else self.strategy_for(mode)
+        return strategy.scope() if strategy is not None else contextlib.nullcontext()
+
+    def latest_checkpoint(self) -> str | None:
+        return ckpt_lib.latest_checkpoint(self.model_dir)
+
+    def build_model(self) -> EstimatorModel:
+        """A new model with a fresh variable store (export uses one; the runtime's stays)."""
         store = VariableStore()
-        global_step = GlobalStepVariable.under(self._strategy)
+        global_step = GlobalStepVariable.under(self.strategy)
         store.variables["global_step"] = global_step
-        return EstimatorModel(self._call_model_fn, store, global_step)
+        return EstimatorModel(self.call_model_fn, store, global_step)
 
-    def _prepare(
+    def prepare(
         self,
         mode: str,
         dataset: tf.data.Dataset,
         checkpoint: str | None,
         hooks: tuple = (),
+        writer: tf.summary.SummaryWriter | None = None,
         keep_variables: bool = False,
         follow_latest: bool = False,
-        after_restore: Callable[[HookRunner], None] | None = None,
     ) -> tuple[Callable, HookRunner]:
         """Builds (once) the model and the compiled loop for `mode`; restores `checkpoint`.
 
@@ -59,17 +104,14 @@ class EstimatorBuilding:
         checkpoint), as tf.estimator restored the graph it had just built for that mode.
         Returns the loop and the runner of the hooks the step was traced with.
         """
-        fresh = self._model is None or (checkpoint is None and not keep_variables)
+        fresh = self.model is None or (checkpoint is None and not keep_variables)
         if fresh:
             # Without a checkpoint tf.estimator started from fresh initial values.
-            self._model, self._loops = self._build_model(), {}
-        model = self._model
-        store = model._store
+            self.model, self._loops = self.build_model(), {}
+        model = self.model
+        store = model.store
         key = (mode, repr(dataset.element_spec), tuple(id(h) for h in hooks))
-        with (
-            self._summaries_for(mode) as writer,  # undone if tracing or restoring fails
-            self._trace_dropped_on_failure(key),
-        ):
+        with self._trace_dropped_on_failure(key):
             cached = self._loops.get(key)
             if cached is not None and cached[2].active and not cached[2].restart():
                 cached = None  # the hooks now want tensors the trace does not return
@@ -84,12 +126,10 @@ class EstimatorBuilding:
                 # Fresh variables: what TF1 ran as initializers when model_dir had no
                 # checkpoint. init_from_checkpoint first; the warm start overrides it.
                 apply_checkpoint_initializers(store.checkpoint_initializers)
-                if self._warm_start_settings is not None:
+                if self.warm_start_settings is not None:
                     variables = store.global_variables()
                     trainable = {name for name, v in variables.items() if v.trainable}
-                    warm_start(self._warm_start_settings, variables, trainable)
-            if after_restore is not None:
-                after_restore(runner)
+                    warm_start(self.warm_start_settings, variables, trainable)
         return loop, runner
 
     def _restore(self, checkpoint: str, variables: dict, follow_latest: bool) -> None:
@@ -107,7 +147,7 @@ class EstimatorBuilding:
                 checkpoint = newest
         else:
             raise ckpt_lib.BrokenCheckpointStateError(
-                f"Checkpoints in {self._model_dir!r} kept disappearing while being read "
+                f"Checkpoints in {self.model_dir!r} kept disappearing while being read "
                 f"({_RESTORE_ATTEMPTS} attempts, the last {checkpoint!r}): another process "
                 "deletes them faster than they can be restored. Fix: pass checkpoint_path= "
                 "a checkpoint that stays, or raise that trainer's keep_checkpoint_max."
@@ -130,23 +170,23 @@ class EstimatorBuilding:
         self, mode: str, dataset: tf.data.Dataset, hooks: tuple, writer: Any
     ) -> tuple[Callable, set[str], HookRunner]:
         """Traces the step of `mode` (and its loop): `(loop, variable names used, runner)`."""
-        model = self._model
-        store = model._store
-        runner = HookRunner(list(hooks), HookSession(store, model._ke_global_step))
+        model = self.model
+        store = model.store
+        runner = HookRunner(list(hooks), HookSession(store, model.global_step))
         model.hook_runner = runner
-        model.summary_steps = self._config.save_summary_steps
-        model.is_chief = self._config.is_chief
+        model.summary_steps = self.config.save_summary_steps
+        model.is_chief = self.config.is_chief
         try:
             with (
-                seeded_python_random(self._config.tf_random_seed),
-                self._scope(mode),
+                seeded_python_random(self.config.tf_random_seed),
+                self.scope(mode),
                 store.creating() as used,
                 writer.as_default() if writer is not None else contextlib.nullcontext(),
                 # ParameterServerStrategy warns that the step is traced on the coordinator:
                 # it is, once, before its concrete function is scheduled onto the workers.
                 quiet_tf_warning("invoked without using `ClusterCoordinator.schedule`"),
             ):
-                strategy = self._strategy_for(mode)
+                strategy = self.strategy_for(mode)
                 step_fn, out_specs = model.make_step(mode, dataset.element_spec, strategy)
                 if mode == ModeKeys.PREDICT:
                     loop = tf.function(step_fn, autograph=False)
@@ -160,24 +200,25 @@ class EstimatorBuilding:
         return loop, used, runner
 
     @contextlib.contextmanager
-    def _summaries_for(self, mode: str) -> Iterator[tf.summary.SummaryWriter | None]:
-        """The training event-file writer (TRAIN with save_summary_steps), for a trace.
+    def summaries_for(self, mode: str) -> Iterator[tf.summary.SummaryWriter | None]:
+        """The training event-file writer (TRAIN with save_summary_steps), for `prepare`.
 
-        Creating it opens an event file; if the trace fails (a bad model_fn), the file and
-        a model_dir made for it are removed again, so a failure leaves model_dir as it was.
+        Creating it opens an event file; if what runs inside fails (a bad model_fn, a bad
+        checkpoint, saving_listeners without a saver), the file and a model_dir made for it
+        are removed again, so a failure leaves model_dir as it was.
         """
         if (
             mode != ModeKeys.TRAIN
-            or not self._config.save_summary_steps
-            or not self._config.is_chief  # workers write no summaries, as with tf.estimator
+            or not self.config.save_summary_steps
+            or not self.config.is_chief  # workers write no summaries, as with tf.estimator
         ):
             yield None
             return
-        model_dir = self._model_dir
+        model_dir = self.model_dir
         fresh = model_dir not in self._writers
         gfile = tf.io.gfile  # model_dir may be gs://, hdfs://, ram://
         existed = set(gfile.listdir(model_dir)) if gfile.isdir(model_dir) else None
-        writer = self._summary_writer(model_dir)
+        writer = self.summary_writer(model_dir)
         try:
             yield writer
         except BaseException:
@@ -193,22 +234,22 @@ class EstimatorBuilding:
                     logger.warning("Could not remove the event file made for a failed call.")
             raise
 
-    def _summary_writer(self, directory: str) -> tf.summary.SummaryWriter:
+    def summary_writer(self, directory: str) -> tf.summary.SummaryWriter:
         """One event-file writer per directory for this Estimator (kept open)."""
         writer = self._writers.get(directory)
         if writer is None:
             writer = self._writers[directory] = tf.summary.create_file_writer(directory)
         return writer
 
-    def _seed(self) -> None:
+    def seed(self) -> None:
         """Seeds TF before input_fn runs, as tf.estimator seeded its fresh graph."""
-        if self._config.tf_random_seed is not None:
-            tf.random.set_seed(self._config.tf_random_seed)
+        if self.config.tf_random_seed is not None:
+            tf.random.set_seed(self.config.tf_random_seed)
 
-    def _flush_model_fn_writers(self) -> None:
+    def flush_model_fn_writers(self) -> None:
         """Summary writers the model_fn made (a host_call's, say) flush when a call ends."""
-        for writer in self._model._store.summary_writers:
+        for writer in self.model.store.summary_writers:
             writer.flush()
 
-    def _global_step_value(self) -> int:
-        return int(self._model._ke_global_step.numpy())
+    def global_step_value(self) -> int:
+        return int(self.model.global_step.numpy())

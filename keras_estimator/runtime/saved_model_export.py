@@ -25,11 +25,9 @@ from keras_estimator.checkpoint.warm_start import warm_start_checkpoint
 from keras_estimator.engine.graph_scope import tf1_graph_scope
 from keras_estimator.export.export_outputs import PREDICT_METHOD, Signature
 from keras_estimator.export.receivers import ServingInputReceiver, TensorServingInputReceiver
+from keras_estimator.seam import internals
 from keras_estimator.spec.mode_keys import ModeKeys
 from keras_estimator.utils.seeding import seeded_python_random
-
-# WrappedFunction.prune gives a traced graph `session.run(feeds, fetches)` semantics.
-from tensorflow.python.eager import wrap_function  # noqa: E402  isort: skip
 
 logger = logging.getLogger("keras_estimator")
 _SAVED_MODEL_PB = "saved_model.pb"
@@ -78,18 +76,18 @@ class _Trace:
         captured: dict[str, Any] = {}
 
         def build() -> tf.Tensor:
-            with tf1_graph_scope(model._store, model._ke_global_step):
+            with tf1_graph_scope(model.store, model.global_step):
                 receiver = receiver_fn()
                 _check_receiver(receiver)
                 captured["receiver"] = receiver
                 captured["spec"] = call_model_fn(receiver.features, None, ModeKeys.PREDICT)
             return tf.constant(0)
 
-        with model._store.creating() as used:
+        with model.store.creating() as used:
             concrete = tf.function(build, autograph=False).get_concrete_function()
         self.used = used | {"global_step"}
         self.receiver, self.spec = captured["receiver"], captured["spec"]
-        self._wrapped = wrap_function.WrappedFunction(concrete.graph, variable_holder=None)
+        self._wrapped = internals.graph_pruner(concrete.graph)
 
     def prune(self, signature: Signature) -> Any:
         return self._wrapped.prune(
@@ -128,11 +126,9 @@ def _rewrite_saved_model(path: str, methods: dict[str, str], as_text: bool) -> N
 
 def _refresh_fingerprint(path: str) -> None:
     """fingerprint.pb hashes saved_model.pb; write it again for the edited file."""
-    try:
-        from tensorflow.python.saved_model.pywrap_saved_model import fingerprinting
-    except ImportError:  # pragma: no cover - a TF without fingerprints
+    fingerprint = internals.saved_model_fingerprint(path)
+    if fingerprint is None:
         return
-    fingerprint = fingerprinting.CreateFingerprintDef(path)
     with tf.io.gfile.GFile(os.path.join(path, "fingerprint.pb"), "wb") as f:
         f.write(fingerprint)
 
@@ -155,7 +151,7 @@ def _copy_assets_extra(path: str, assets_extra: dict | None) -> None:
 
 
 def write_saved_model(
-    estimator: Any,
+    runtime: Any,
     export_dir_base: str,
     serving_input_receiver_fn: Callable,
     assets_extra: dict | None,
@@ -163,7 +159,8 @@ def write_saved_model(
     checkpoint_path: str | None,
     mode: str,
 ) -> bytes:
-    """Exports `estimator` as tf.estimator's `export_saved_model` did; returns the path."""
+    """Exports the PREDICT graph of `runtime` (a ModelRuntime) as tf.estimator's
+    `export_saved_model` did; returns the path."""
     if mode != ModeKeys.PREDICT:
         raise NotImplementedError(
             f"export_saved_model(experimental_mode={mode!r}) is not supported; "
@@ -175,18 +172,18 @@ def write_saved_model(
             f"serving_input_receiver_fn must be callable, given: {serving_input_receiver_fn!r}"
         )
     _check_assets_extra(assets_extra)
-    checkpoint = checkpoint_path or estimator.latest_checkpoint()
-    warm_start_settings = getattr(estimator, "_warm_start_settings", None)
+    checkpoint = checkpoint_path or runtime.latest_checkpoint()
+    warm_start_settings = runtime.warm_start_settings
     if not checkpoint and warm_start_settings is not None:
         # As tf.estimator: an untrained, warm-started Estimator exports the warm-start weights.
         checkpoint = warm_start_checkpoint(warm_start_settings.ckpt_to_initialize_from)
     if not checkpoint:
-        raise ValueError(f"Couldn't find trained model at {estimator.model_dir}.")
+        raise ValueError(f"Couldn't find trained model at {runtime.model_dir}.")
     if tf.io.gfile.isdir(checkpoint):
         checkpoint = ckpt_lib.latest_checkpoint(checkpoint) or checkpoint
-    model = estimator._build_model()  # a fresh store: the estimator's own stays as it is
-    with seeded_python_random(estimator.config.tf_random_seed):
-        trace = _Trace(model, estimator._call_model_fn, serving_input_receiver_fn)
+    model = runtime.build_model()  # a fresh store: the runtime's own stays as it is
+    with seeded_python_random(runtime.config.tf_random_seed):
+        trace = _Trace(model, runtime.call_model_fn, serving_input_receiver_fn)
     signatures, excluded = _signatures(trace.receiver, trace.spec.export_outputs)
     functions, methods = {}, {}
     for name, signature in signatures.items():
@@ -206,7 +203,7 @@ def write_saved_model(
             f"{excluded}. Expected at least one servable signature, e.g. a PredictOutput."
         )
     restorer = ckpt_lib.CheckpointRestorer(checkpoint)
-    store = model._store
+    store = model.store
     restorer.restore_all({n: store.variables[n] for n in trace.used if n not in store.local_names})
     restorer.raise_if_mismatched()
 

@@ -17,6 +17,7 @@ from keras_estimator.engine.summaries import write_scalars
 from keras_estimator.hooks.keras_callbacks import KerasCallbacks
 from keras_estimator.hooks.runner import HookRunner
 from keras_estimator.runtime.progress import TrainingProgress
+from keras_estimator.seam import internals
 
 logger = logging.getLogger("keras_estimator")
 
@@ -86,11 +87,11 @@ def make_saver(
     keep_max, keep_hours = config.keep_checkpoint_max, config.keep_checkpoint_every_n_hours
     user_saver = scaffold_saver
     if runner.saver_hooks:
-        hook = runner.saver_hooks[0]
-        directory, basename = os.path.split(hook._save_path)
-        save_steps, save_secs = hook._timer._every_steps, hook._timer._every_secs
-        listeners = list(hook._listeners) + [x for x in listeners if x not in hook._listeners]
-        user_saver = hook._saver or getattr(hook._scaffold, "saver", None) or user_saver
+        hook = internals.saver_hook_settings(runner.saver_hooks[0])
+        directory, basename = os.path.split(hook.save_path)
+        save_steps, save_secs = hook.save_steps, hook.save_secs
+        listeners = hook.listeners + [x for x in listeners if x not in hook.listeners]
+        user_saver = hook.saver or getattr(hook.scaffold, "saver", None) or user_saver
     elif config.save_checkpoints_steps or config.save_checkpoints_secs:
         directory, basename = model_dir, ckpt_lib.CHECKPOINT_BASENAME
         save_steps, save_secs = config.save_checkpoints_steps, config.save_checkpoints_secs
@@ -104,8 +105,7 @@ def make_saver(
         return None  # tf.estimator added no checkpoint saver when both were None (or 0)
     if isinstance(user_saver, tf.compat.v1.train.Saver):
         # Its var_list is graph-bound (every variable is saved); its retention carries over.
-        keep_max = user_saver._max_to_keep
-        keep_hours = user_saver._keep_checkpoint_every_n_hours
+        keep_max, keep_hours = internals.saver_retention(user_saver)
     if not config.is_chief:
         return None  # the saver is a chief-only hook in tf.estimator: workers do not save
     tf.io.gfile.makedirs(directory)

@@ -119,7 +119,7 @@ class TPUEstimator(Estimator):
         `iterations_per_loop` (a count) caps the steps per compiled call."""
         loop = parse_iterations_per_loop(self._config.tpu_config.iterations_per_loop)
         if loop.unit == "count" and self._config.steps_per_execution is None:
-            self._config = self._config.replace(steps_per_execution=loop.value)
+            self._replace_config(self._config.replace(steps_per_execution=loop.value))
         replicas = strategy.num_replicas_in_sync
         for mode, size in self._batch_sizes.items():
             if size is not None and size % replicas:
@@ -130,7 +130,7 @@ class TPUEstimator(Estimator):
         # input_fn runs per host and its batches go to the replicas one each, so it (and
         # the model_fn) get the per-replica size, as TPUEstimator's per-shard batch size.
         self._batch_sizes[ModeKeys.TRAIN] //= replicas
-        self._strategy, self._distributed_modes = strategy, frozenset({ModeKeys.TRAIN})
+        self._runtime.use_strategy(strategy, frozenset({ModeKeys.TRAIN}))
         logger.warning(
             "TPU execution in keras_estimator is untested on TPU hardware; evaluation and "
             "prediction run on the host."
@@ -149,7 +149,7 @@ class TPUEstimator(Estimator):
         return call_input_fn(input_fn, mode, params, self.config)
 
     def _model_fn_params(self, mode: str) -> dict:
-        on_tpu = self._use_tpu and mode in self._distributed_modes and not self._exporting
+        on_tpu = self._use_tpu and mode in self._runtime.distributed_modes and not self._exporting
         logger.info("Running %s on %s", mode, "TPU" if on_tpu else "CPU/GPU")
         params = self.params
         if not self._exporting and self._batch_sizes[mode] is not None:

@@ -1,2 +1,2 @@
-"""Small helpers every layer may use: model_fn argument names, the logger, seeding and
-the import-time environment check. Nothing here imports other keras_estimator rooms."""
+"""Small helpers every room may use: model_fn argument names, the `keras_estimator`
+logger, seeding a trace. They import nothing of keras_estimator but the seam."""

@@ -52,3 +52,6 @@ def notice(logger: logging.Logger, message: str, *args: object) -> None:
 
     level = logging.WARNING if "ipykernel" in sys.modules else logging.INFO
     logger.log(level, message, *args)
+
+
+follow_tensorflow_logger()  # on import: every room that logs imports this module

@@ -6,8 +6,7 @@ import contextlib
 import random
 from collections.abc import Iterator
 
-from keras.src.backend.common import global_state
-from keras.src.random import seed_generator
+from keras_estimator.seam.internals import keras_global_seed_generator_reset
 
 
 @contextlib.contextmanager
@@ -19,11 +18,9 @@ def seeded_python_random(seed: int | None) -> Iterator[None]:
         yield
         return
     state = random.getstate()
-    previous = global_state.get_global_attribute(seed_generator.GLOBAL_SEED_GENERATOR)
     random.seed(seed)
-    global_state.set_global_attribute(seed_generator.GLOBAL_SEED_GENERATOR, None)
     try:
-        yield
+        with keras_global_seed_generator_reset():
+            yield
     finally:
         random.setstate(state)
-        global_state.set_global_attribute(seed_generator.GLOBAL_SEED_GENERATOR, previous)

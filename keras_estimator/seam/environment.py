@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 
 MIN_TF = (2, 16)
+_checked = False
 
 
 def _version_tuple(text: str) -> tuple[int, int]:
@@ -16,7 +17,13 @@ def _version_tuple(text: str) -> tuple[int, int]:
 
 
 def check_environment() -> None:
-    """Raises ImportError with a fix when TF / Keras cannot host keras_estimator."""
+    """Raises ImportError with a fix when TF / Keras cannot host keras_estimator.
+
+    Runs before TensorFlow and Keras are first imported by keras_estimator.
+    """
+    global _checked
+    if _checked:
+        return
     if os.environ.get("TF_USE_LEGACY_KERAS", "").lower() in ("1", "true", "yes"):
         raise ImportError(
             "keras_estimator runs on Keras 3, but TF_USE_LEGACY_KERAS is set, which turns "
@@ -44,6 +51,7 @@ def check_environment() -> None:
     backend = keras.backend.backend()
     if backend != "tensorflow":
         _wrong_backend(backend)
+    _checked = True
 
 
 def _wrong_backend(backend: str) -> None:

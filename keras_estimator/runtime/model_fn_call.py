@@ -1,0 +1,94 @@
+"""Calling the user's model_fn as tf.estimator did: the arguments it names, an
+EstimatorSpec back, the Scaffold checked.
+
+The engine's traced steps call a `ModelFnCaller`; it holds everything the call needs, so
+nothing in a trace reaches back into the Estimator.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+from collections.abc import Callable
+from typing import Any
+
+import tensorflow as tf
+
+from keras_estimator.spec.estimator_spec import EstimatorSpec
+from keras_estimator.spec.mode_keys import ModeKeys
+from keras_estimator.spec.scaffolds import check_scaffold, scaffold_saver
+from keras_estimator.utils.fn_args import fn_args
+
+logger = logging.getLogger("keras_estimator")
+
+_VALID_MODEL_FN_ARGS = {"features", "labels", "mode", "params", "self", "config"}
+
+
+def verify_model_fn_args(model_fn: Callable, params: Any) -> None:
+    """tf.estimator's checks of a model_fn's signature against the Estimator's params."""
+    args = set(fn_args(model_fn))
+    if "features" not in args:
+        raise ValueError(f"model_fn ({model_fn}) must include features argument.")
+    if params is not None and "params" not in args:
+        raise ValueError(
+            f"model_fn ({model_fn}) does not include params argument, but params ({params}) "
+            "is passed to Estimator."
+        )
+    if params is None and "params" in args:
+        logger.warning(
+            "Estimator's model_fn (%s) includes params argument, but params are not passed "
+            "to Estimator.",
+            model_fn,
+        )
+    unexpected = sorted(args - _VALID_MODEL_FN_ARGS)
+    if unexpected:
+        raise ValueError(f"model_fn ({model_fn}) has following not expected args: {unexpected}")
+
+
+class ModelFnCaller:
+    """Calls `model_fn(features, labels, mode, params, config)` with the arguments it takes.
+
+    `params_for(mode)` gives the params of a mode (TPUEstimator adds `batch_size`);
+    `to_spec(result)` turns what model_fn returned into an EstimatorSpec (a
+    TPUEstimatorSpec's `as_estimator_spec()`). The Saver of the last TRAIN call's
+    Scaffold is kept in `train_scaffold_saver`.
+    """
+
+    def __init__(
+        self,
+        model_fn: Callable,
+        config: Any,
+        params_for: Callable[[str], dict],
+        to_spec: Callable[[Any], Any] = lambda result: result,
+    ) -> None:
+        self.model_fn = model_fn
+        self._args = set(fn_args(model_fn))
+        self.config = config
+        self._params_for = params_for
+        self._to_spec = to_spec
+        self.train_scaffold_saver: tf.compat.v1.train.Saver | None = None
+
+    def __call__(self, features: Any, labels: Any, mode: str) -> EstimatorSpec:
+        kwargs: dict[str, Any] = {}
+        if "labels" in self._args:
+            kwargs["labels"] = labels
+        elif labels is not None:
+            raise ValueError("model_fn does not take labels, but input_fn returns labels.")
+        if "mode" in self._args:
+            kwargs["mode"] = mode
+        if "params" in self._args:
+            kwargs["params"] = self._params_for(mode)
+        if "config" in self._args:
+            kwargs["config"] = copy.deepcopy(self.config)
+        logger.info("Calling model_fn.")
+        result = self._to_spec(self.model_fn(features=features, **kwargs))
+        logger.info("Done calling model_fn.")
+        if not isinstance(result, EstimatorSpec):
+            raise ValueError(
+                "model_fn should return an EstimatorSpec. "
+                f"Got {type(result).__name__}: {result!r:.200}"
+            )
+        check_scaffold(result.scaffold)
+        if mode == ModeKeys.TRAIN:
+            self.train_scaffold_saver = scaffold_saver(result.scaffold)
+        return result

@@ -1,0 +1,305 @@
+"""Every TensorFlow / Keras internal keras_estimator relies on, checked and named.
+
+tf.estimator was part of TensorFlow and used its internals freely; running its contract on
+Keras 3 needs a few of them still (pruning a traced graph like `session.run(fetches)`,
+TF1 summaries into collections, v1 optimizers' loss scaling under a strategy, the private
+settings of TF1 hooks and savers). They are all here, behind named functions. At import
+every one is checked to be where it is expected; if TensorFlow or Keras moved one, the
+import fails with an ImportError naming it and the versions, instead of keras_estimator
+silently training differently (gradients not averaged, a wrong loss reduction, a hang).
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import inspect
+from collections.abc import Callable, Iterator
+from typing import Any, NamedTuple
+
+from keras_estimator.seam.environment import check_environment
+
+check_environment()  # before Keras is imported: the backend must be TensorFlow
+
+import keras  # noqa: E402
+import tensorflow as tf  # noqa: E402
+
+from keras_estimator.seam.patching import patched  # noqa: E402
+
+
+def _versions() -> str:
+    return f"TensorFlow {tf.__version__} and Keras {keras.__version__}"
+
+
+try:
+    from keras.src.backend.common import global_state as _keras_global_state
+    from keras.src.random import seed_generator as _keras_seed_generator
+    from tensorflow.python.data.ops import dataset_ops as _dataset_ops
+    from tensorflow.python.distribute.coordinator import values as _coordinator_values
+    from tensorflow.python.eager import wrap_function as _wrap_function
+    from tensorflow.python.ops import resource_variable_ops as _resource_variable_ops
+    from tensorflow.python.ops import summary_ops_v2 as _summary_ops_v2
+    from tensorflow.python.summary import summary as _v1_summary
+    from tensorflow.python.training import checkpoint_utils as _checkpoint_utils
+except ImportError as exc:  # pragma: no cover - only on an unsupported TF / Keras
+    raise ImportError(
+        f"keras_estimator cannot run on {_versions()}: an internal module it relies on is "
+        f"missing ({exc}). Expected a TensorFlow / Keras within the range pyproject.toml "
+        "pins. Fix: pip install the versions keras_estimator declares."
+    ) from exc
+
+_V1 = tf.compat.v1
+
+
+def _sets(function: Any) -> set[str]:
+    """Attribute names a function's code reads or writes (`self._x = ...` among them)."""
+    code = getattr(inspect.unwrap(function), "__code__", None) if function else None
+    return set(code.co_names) if code is not None else set()
+
+
+def _mro_sets(cls: type, method: str) -> set[str]:
+    names: set[str] = set()
+    for klass in cls.__mro__:
+        names |= _sets(vars(klass).get(method))
+    return names
+
+
+# (what is checked, does it hold): read at import; every line is an internal used below.
+def _expectations() -> list[tuple[str, bool]]:
+    return [
+        ("keras.src.backend.common.global_state.get/set_global_attribute",
+         hasattr(_keras_global_state, "get_global_attribute")
+         and hasattr(_keras_global_state, "set_global_attribute")),
+        ("keras.src.random.seed_generator.GLOBAL_SEED_GENERATOR",
+         hasattr(_keras_seed_generator, "GLOBAL_SEED_GENERATOR")),
+        ("keras.Variable._value", "_value" in _sets(keras.Variable._initialize)),
+        ("keras.optimizers.Optimizer._learning_rate",
+         "_learning_rate" in _mro_sets(keras.optimizers.Optimizer, "__init__")),
+        ("keras.metrics.Metric.add_variable", hasattr(keras.metrics.Metric, "add_variable")),
+        ("DatasetV1.make_one_shot_iterator / make_initializable_iterator",
+         hasattr(_dataset_ops.DatasetV1, "make_one_shot_iterator")
+         and hasattr(_dataset_ops.DatasetV1, "make_initializable_iterator")),
+        ("wrap_function.WrappedFunction.prune",
+         hasattr(_wrap_function.WrappedFunction, "prune")),
+        ("resource_variable_ops.ResourceVariable",
+         isinstance(getattr(_resource_variable_ops, "ResourceVariable", None), type)),
+        ("summary_ops_v2._ResourceSummaryWriter",
+         isinstance(getattr(_summary_ops_v2, "_ResourceSummaryWriter", None), type)),
+        ("summary._should_invoke_v2_op", callable(getattr(_v1_summary, "_should_invoke_v2_op", 0))),
+        ("checkpoint_utils._set_checkpoint_initializer",
+         callable(getattr(_checkpoint_utils, "_set_checkpoint_initializer", None))),
+        ("coordinator.values.PerWorkerValuesTypeSpec._value_spec",
+         "_value_spec" in _sets(_coordinator_values.PerWorkerValuesTypeSpec.__init__)),
+        ("tf.data.Iterator._type_spec", hasattr(tf.data.Iterator, "_type_spec")),
+        ("tf.distribute.Strategy._scale_loss_for_estimator_enabled",
+         hasattr(tf.distribute.Strategy, "_scale_loss_for_estimator_enabled")),
+        ("tf.distribute.StrategyExtended._in_multi_worker_mode",
+         hasattr(tf.distribute.StrategyExtended, "_in_multi_worker_mode")),
+        ("tf.Graph._is_loss_scaled_by_optimizer",
+         "_is_loss_scaled_by_optimizer" in _sets(tf.Graph.__init__)),
+        ("CheckpointSaverHook._save_path/_timer/_listeners/_saver/_scaffold",
+         {"_save_path", "_timer", "_listeners", "_saver", "_scaffold"}
+         <= _sets(_V1.train.CheckpointSaverHook.__init__)),
+        ("SecondOrStepTimer._every_steps/_every_secs",
+         {"_every_steps", "_every_secs"} <= _sets(_V1.train.SecondOrStepTimer.__init__)),
+        ("Saver._max_to_keep/_keep_checkpoint_every_n_hours",
+         {"_max_to_keep", "_keep_checkpoint_every_n_hours"} <= _sets(_V1.train.Saver.__init__)),
+        ("Saver.build", callable(getattr(_V1.train.Saver, "build", None))),
+        ("LoggingTensorHook._log_at_end",
+         "_log_at_end" in _sets(_V1.train.LoggingTensorHook.__init__)),
+        ("FinalOpsHook._final_ops", "_final_ops" in _sets(_V1.train.FinalOpsHook.__init__)),
+    ]  # fmt: skip
+
+
+def check_internals() -> list[str]:
+    """The internals that are not where keras_estimator expects them (empty: all are)."""
+    return [what for what, holds in _expectations() if not holds]
+
+
+_missing = check_internals()
+if _missing:  # pragma: no cover - only on an unsupported TF / Keras
+    raise ImportError(
+        f"keras_estimator cannot run on {_versions()}: these TensorFlow / Keras internals "
+        f"moved or were removed: {', '.join(_missing)}. Expected a TensorFlow / Keras within "
+        "the range pyproject.toml pins. Fix: pip install the versions keras_estimator declares."
+    )
+
+# -- variables ------------------------------------------------------------------------------
+ResourceVariable = _resource_variable_ops.ResourceVariable  # GlobalStepVariable's base
+
+
+def keras_variable_backing(variable: Any) -> Any:
+    """The tf.Variable behind a Keras 3 variable (itself for a plain tf.Variable)."""
+    return variable._value if isinstance(variable, keras.Variable) else variable
+
+
+def keras_optimizer_learning_rate(optimizer: keras.optimizers.Optimizer) -> Any:
+    """A Keras optimizer's learning rate as given: a variable or a LearningRateSchedule."""
+    return optimizer._learning_rate
+
+
+# -- tracing -------------------------------------------------------------------------------
+def graph_pruner(graph: tf.Graph) -> Any:
+    """A wrapper of a traced graph whose `.prune(feeds, fetches)` gives a function running
+    only what `fetches` need: TF1's `session.run(fetches, feed_dict)` semantics."""
+    return _wrap_function.WrappedFunction(graph, variable_holder=None)
+
+
+@contextlib.contextmanager
+def fresh_keras_auto_names() -> Iterator[None]:
+    """Keras auto-names (dense, dense_1, ...) restart inside, as in a fresh TF1 graph."""
+    previous = _keras_global_state.get_global_attribute("object_name_uids")
+    _keras_global_state.set_global_attribute("object_name_uids", collections.defaultdict(int))
+    try:
+        yield
+    finally:
+        _keras_global_state.set_global_attribute("object_name_uids", previous)
+
+
+@contextlib.contextmanager
+def keras_global_seed_generator_reset() -> Iterator[None]:
+    """Keras' global SeedGenerator starts afresh inside (from the seeded Python `random`);
+    the caller's generator is back afterwards."""
+    key = _keras_seed_generator.GLOBAL_SEED_GENERATOR
+    previous = _keras_global_state.get_global_attribute(key)
+    _keras_global_state.set_global_attribute(key, None)
+    try:
+        yield
+    finally:
+        _keras_global_state.set_global_attribute(key, previous)
+
+
+def savers_without_ops() -> contextlib.AbstractContextManager:
+    """`tf.compat.v1.train.Saver` built inside: no SaveV2/RestoreV2 ops (a traced step would
+    run them on every call); keras_estimator writes checkpoints itself."""
+    return patched(_V1.train.Saver, "build", lambda saver: None)
+
+
+def summary_writers_kept(writers: list) -> contextlib.AbstractContextManager:
+    """Summary writers created inside are appended to `writers` (kept alive: a compiled
+    step writing through a collected writer would write to a deleted resource)."""
+    writer_class = _summary_ops_v2._ResourceSummaryWriter
+    original = writer_class.__init__
+
+    def init_and_keep(self: Any, *args: Any, **kwargs: Any) -> None:
+        original(self, *args, **kwargs)
+        writers.append(self)
+
+    return patched(writer_class, "__init__", init_and_keep)
+
+
+def keras_metric_variables_seen(on_variable: Callable[[Any], None]) -> Any:
+    """Calls `on_variable(tf_variable)` for each variable a Keras metric creates inside."""
+    original = keras.metrics.Metric.add_variable
+
+    def add_variable(self: Any, *args: Any, **kwargs: Any) -> Any:
+        variable = original(self, *args, **kwargs)
+        on_variable(keras_variable_backing(variable))
+        return variable
+
+    return patched(keras.metrics.Metric, "add_variable", add_variable)
+
+
+def v1_summaries_to_collections() -> contextlib.AbstractContextManager:
+    """`tf.compat.v1.summary.*` inside adds ops to the SUMMARIES collection (what
+    `merge_all()` and SummarySaverHooks read) instead of writing to a default v2 writer."""
+    return patched(_v1_summary, "_should_invoke_v2_op", lambda: False)
+
+
+def checkpoint_initializers_recorded(
+    record: Callable[[Any, Any, str, str], None],
+) -> contextlib.AbstractContextManager:
+    """`init_from_checkpoint` inside resolves its map as TensorFlow does, then calls
+    `record(variable, checkpoint_file, tensor_name, slice_spec)` instead of replacing the
+    variable's initializer."""
+
+    def set_initializer(variable: Any, ckpt_file: Any, tensor_name: str, slice_spec: str,
+                        name: str = "") -> None:  # fmt: skip
+        record(variable, ckpt_file, tensor_name, slice_spec)
+
+    return patched(_checkpoint_utils, "_set_checkpoint_initializer", set_initializer)
+
+
+@contextlib.contextmanager
+def v1_iterators_made_by(make: Callable[[Any], Any]) -> Iterator[None]:
+    """`dataset.make_one_shot_iterator()` / `make_initializable_iterator()` and their
+    `tf.compat.v1.data` functions return `make(dataset)` inside."""
+    with (
+        patched(_dataset_ops.DatasetV1, "make_one_shot_iterator", lambda d, *a, **k: make(d)),
+        patched(_dataset_ops.DatasetV1, "make_initializable_iterator",
+                lambda d, *a, **k: make(d)),
+        patched(_V1.data, "make_one_shot_iterator", lambda d, *a, **k: make(d)),
+        patched(_V1.data, "make_initializable_iterator", lambda d, *a, **k: make(d)),
+    ):  # fmt: skip
+        yield
+
+
+# -- distribution --------------------------------------------------------------------------
+def estimator_loss_scaling(strategy: tf.distribute.Strategy) -> contextlib.AbstractContextManager:
+    """tf.estimator's contract with v1 optimizers under a strategy: inside, they scale the
+    loss by 1/replicas (gradients averaged) unless the last tf.losses reduction was SUM."""
+    return strategy._scale_loss_for_estimator_enabled()
+
+
+def loss_scaled_by_optimizer(graph: tf.Graph) -> bool:
+    """Whether the last v1 optimizer in `graph` scaled the loss (then the reported loss is
+    the mean over replicas, else their sum: tf.estimator's rule)."""
+    return bool(graph._is_loss_scaled_by_optimizer)
+
+
+def in_multi_worker_mode(strategy: tf.distribute.Strategy) -> bool:
+    return bool(strategy.extended._in_multi_worker_mode())
+
+
+def iterator_type_spec(iterator: Any) -> tf.TypeSpec:
+    """The type spec of an iterator; for a per-worker iterator (ParameterServerStrategy),
+    one worker's (what a scheduled step receives)."""
+    spec = iterator._type_spec
+    if isinstance(spec, _coordinator_values.PerWorkerValuesTypeSpec):
+        return spec._value_spec
+    return spec
+
+
+# -- TF1 hooks and savers ------------------------------------------------------------------
+class SaverHookSettings(NamedTuple):
+    """What a `tf.compat.v1.train.CheckpointSaverHook` was constructed with."""
+
+    save_path: str
+    save_steps: int | None
+    save_secs: float | None
+    listeners: list
+    saver: Any
+    scaffold: Any
+
+
+def saver_hook_settings(hook: Any) -> SaverHookSettings:
+    timer = hook._timer
+    return SaverHookSettings(
+        hook._save_path, timer._every_steps, timer._every_secs, list(hook._listeners),
+        hook._saver, hook._scaffold,
+    )  # fmt: skip
+
+
+def saver_retention(saver: Any) -> tuple[int, float]:
+    """`(max_to_keep, keep_checkpoint_every_n_hours)` of a `tf.compat.v1.train.Saver`."""
+    return saver._max_to_keep, saver._keep_checkpoint_every_n_hours
+
+
+def logs_at_end(hook: Any) -> bool:
+    """A LoggingTensorHook(at_end=True) logs the last step's values in `end()`."""
+    return isinstance(hook, _V1.train.LoggingTensorHook) and bool(hook._log_at_end)
+
+
+def final_ops(hook: Any) -> Any:
+    """A FinalOpsHook's final ops (run in `end()`), or None for other hooks."""
+    return hook._final_ops if isinstance(hook, _V1.train.FinalOpsHook) else None
+
+
+# -- SavedModel ----------------------------------------------------------------------------
+def saved_model_fingerprint(path: str) -> bytes | None:
+    """The fingerprint.pb content for the SavedModel at `path` (None on a TF without)."""
+    try:
+        from tensorflow.python.saved_model.pywrap_saved_model import fingerprinting
+    except ImportError:  # pragma: no cover - a TF without fingerprints
+        return None
+    return fingerprinting.CreateFingerprintDef(path)
