@@ -11,7 +11,7 @@ from keras_estimator.experimental.early_stopping import (
 from keras_estimator.experimental.stop_at_checkpoint_step import (
     make_stop_at_checkpoint_step_hook,
 )
-from keras_estimator.hooks.in_memory_evaluator import InMemoryEvaluatorHook
+from keras_estimator.experimental.in_memory_evaluator import InMemoryEvaluatorHook
 
 __all__ = [
     "InMemoryEvaluatorHook",
