@@ -8,10 +8,10 @@ from keras_estimator.experimental.early_stopping import (
     stop_if_no_decrease_hook,
     stop_if_no_increase_hook,
 )
+from keras_estimator.experimental.in_memory_evaluator import InMemoryEvaluatorHook
 from keras_estimator.experimental.stop_at_checkpoint_step import (
     make_stop_at_checkpoint_step_hook,
 )
-from keras_estimator.experimental.in_memory_evaluator import InMemoryEvaluatorHook
 
 __all__ = [
     "InMemoryEvaluatorHook",
