@@ -21,7 +21,7 @@ from keras_estimator._version import __version__ as __version__
 
 _SUBMODULES = ("canned", "experimental", "export", "inputs", "tpu")
 _CANNED = (
-    "BaselineClassifier", "BaselineRegressor", "DNNClassifier", "DNNEstimator",
+    "BaselineClassifier", "BaselineEstimator", "BaselineRegressor", "DNNClassifier", "DNNEstimator",
     "DNNLinearCombinedClassifier", "DNNLinearCombinedEstimator", "DNNLinearCombinedRegressor",
     "DNNRegressor", "LinearClassifier", "LinearEstimator", "LinearRegressor", "add_metrics",
     "classifier_parse_example_spec", "regressor_parse_example_spec",
@@ -37,6 +37,7 @@ _HOOKS = (
     "SessionRunHook", "SessionRunValues", "StepCounterHook", "StopAtStepHook",
     "SummarySaverHook",
 )  # fmt: skip
+_EXPORTERS = ("BestExporter", "Exporter", "FinalExporter", "LatestExporter")
 # Public name -> the module that defines it.
 _LOCATIONS: dict[str, str] = {
     "Estimator": "keras_estimator.estimator.estimator",
@@ -56,6 +57,7 @@ _LOCATIONS: dict[str, str] = {
     **dict.fromkeys(_CANNED, "keras_estimator.canned"),
     **dict.fromkeys(_HEADS, "keras_estimator.canned.heads"),
     **dict.fromkeys(_HOOKS, "keras_estimator.hooks"),
+    **dict.fromkeys(_EXPORTERS, "keras_estimator.export.exporters"),
 }
 __all__ = sorted([*_LOCATIONS, *_SUBMODULES])
 

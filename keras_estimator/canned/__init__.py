@@ -1,7 +1,11 @@
 """Canned estimators, heads and optimizers over feature columns (tf.estimator 2.15)."""
 
 from keras_estimator.canned.add_metrics import add_metrics
-from keras_estimator.canned.baseline import BaselineClassifier, BaselineRegressor
+from keras_estimator.canned.baseline import (
+    BaselineClassifier,
+    BaselineEstimator,
+    BaselineRegressor,
+)
 from keras_estimator.canned.dnn import DNNClassifier, DNNEstimator, DNNRegressor
 from keras_estimator.canned.dnn_linear_combined import (
     DNNLinearCombinedClassifier,
@@ -16,6 +20,7 @@ from keras_estimator.canned.parsing_specs import (
 
 __all__ = [
     "BaselineClassifier",
+    "BaselineEstimator",
     "BaselineRegressor",
     "DNNClassifier",
     "DNNEstimator",

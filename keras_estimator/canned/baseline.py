@@ -1,4 +1,4 @@
-"""BaselineClassifier and BaselineRegressor: a learned bias, ignoring the features."""
+"""BaselineClassifier, BaselineRegressor, BaselineEstimator: a learned bias, not the features."""
 
 from __future__ import annotations
 
@@ -86,4 +86,25 @@ class BaselineRegressor(_BaselineEstimator):
         loss_reduction: Any = "sum_over_batch_size",
     ) -> None:
         head = canned_model_fn.regression_head(label_dimension, weight_column, loss_reduction)
+        super().__init__(head, model_dir, optimizer, config)
+
+
+class BaselineEstimator(_BaselineEstimator):
+    """Learns the mean of the labels through any head, as `tf.estimator.BaselineEstimator`.
+
+    The features are ignored but for the batch size; the only weight is `baseline/bias`
+    (one per logit), trained by `optimizer` (Ftrl at learning rate 0.3 when named).
+
+    Example:
+        >>> est = BaselineEstimator(head=MultiLabelHead(n_classes=3))
+        >>> est.train(input_fn, steps=100)
+    """
+
+    def __init__(
+        self,
+        head: Any,
+        model_dir: str | os.PathLike | None = None,
+        optimizer: Any = "Ftrl",
+        config: RunConfig | None = None,
+    ) -> None:
         super().__init__(head, model_dir, optimizer, config)

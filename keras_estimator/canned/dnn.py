@@ -21,6 +21,45 @@ def _hidden_layer_summary(value: tf.Tensor, tag: str) -> None:
     _V1.summary.histogram(f"{tag}/activation", value)
 
 
+def dnn_network(
+    features: dict,
+    mode: str,
+    units: int,
+    hidden_units: list[int],
+    feature_columns: list,
+    activation_fn: Callable,
+    dropout: float | None,
+    batch_norm: bool,
+) -> tf.Tensor:
+    """The network in the current variable scope: `input_from_feature_columns/...`,
+    `hiddenlayer_<i>/{kernel,bias}` (and `batchnorm_<i>`), `logits/{kernel,bias}`."""
+    training = mode == ModeKeys.TRAIN
+    scope = _V1.get_variable_scope().name
+    prefix = f"{scope}/" if scope else ""
+    net = feature_inputs.dense_input(features, feature_columns)
+    for index, width in enumerate(hidden_units):
+        name = f"hiddenlayer_{index}"
+        net = _V1.layers.dense(
+            net, width, activation=activation_fn, name=name,
+            kernel_initializer=_V1.glorot_uniform_initializer(),
+        )  # fmt: skip
+        if dropout is not None and training:
+            net = _V1.layers.dropout(net, rate=dropout, training=True)
+        if batch_norm:
+            with _V1.variable_scope(name):
+                net = _V1.layers.batch_normalization(
+                    net, momentum=0.999, training=training, name=f"batchnorm_{index}"
+                )
+        if training:
+            _hidden_layer_summary(net, f"{prefix}{name}")
+    logits = _V1.layers.dense(
+        net, units, name="logits", kernel_initializer=_V1.glorot_uniform_initializer()
+    )
+    if training:
+        _hidden_layer_summary(logits, f"{prefix}logits")
+    return logits
+
+
 def dnn_logits(
     features: dict,
     mode: str,
@@ -32,30 +71,46 @@ def dnn_logits(
     batch_norm: bool,
 ) -> tf.Tensor:
     """The network under variable scope `dnn`, with tf.estimator's variable names."""
-    training = mode == ModeKeys.TRAIN
     with _V1.variable_scope("dnn"):
-        net = feature_inputs.dense_input(features, feature_columns)
-        for index, width in enumerate(hidden_units):
-            name = f"hiddenlayer_{index}"
-            net = _V1.layers.dense(
-                net, width, activation=activation_fn, name=name,
-                kernel_initializer=_V1.glorot_uniform_initializer(),
-            )  # fmt: skip
-            if dropout is not None and training:
-                net = _V1.layers.dropout(net, rate=dropout, training=True)
-            if batch_norm:
-                with _V1.variable_scope(name):
-                    net = _V1.layers.batch_normalization(
-                        net, momentum=0.999, training=training, name=f"batchnorm_{index}"
-                    )
-            if training:
-                _hidden_layer_summary(net, f"dnn/{name}")
-        logits = _V1.layers.dense(
-            net, units, name="logits", kernel_initializer=_V1.glorot_uniform_initializer()
-        )
-        if training:
-            _hidden_layer_summary(logits, "dnn/logits")
-    return logits
+        return dnn_network(features, mode, units, hidden_units, feature_columns,
+                           activation_fn, dropout, batch_norm)  # fmt: skip
+
+
+def dnn_logit_fn_builder(
+    units: int,
+    hidden_units: list[int],
+    feature_columns: list,
+    activation_fn: Callable,
+    dropout: float | None,
+    input_layer_partitioner: Any,
+    batch_norm: bool,
+) -> Callable[[dict, str], tf.Tensor]:
+    """A `logit_fn(features, mode)` building the canned DNN's network, as tf.estimator 2.15's
+    `tf.compat.v1.estimator.experimental.dnn_logit_fn_builder`.
+
+    The variables are created in the caller's variable scope with the canned names
+    (`hiddenlayer_0/kernel`, ..., `logits/bias`); DNNClassifier calls it under `dnn`.
+    `input_layer_partitioner` is accepted and not used: keras_estimator's variables are
+    never partitioned.
+
+    Example:
+        >>> logit_fn = dnn_logit_fn_builder(3, [16], columns, tf.nn.relu, None, None, False)
+        >>> def model_fn(features, labels, mode):
+        ...     with tf.compat.v1.variable_scope("dnn"):
+        ...         logits = logit_fn(features=features, mode=mode)
+    """
+    del input_layer_partitioner  # no partitioned variables here
+    if not isinstance(units, int):
+        raise ValueError(f"units must be an int.  Given type: {type(units)}")
+    hidden_units = _check_hidden_units(hidden_units)
+    columns = feature_inputs.check_feature_columns(feature_columns)
+    dropout = _check_dropout(dropout)
+
+    def dnn_logit_fn(features: dict, mode: str) -> tf.Tensor:
+        return dnn_network(features, mode, units, hidden_units, columns, activation_fn,
+                           dropout, batch_norm)  # fmt: skip
+
+    return dnn_logit_fn
 
 
 def _check_hidden_units(hidden_units: Any) -> list[int]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import Any
 
 import tensorflow as tf
@@ -18,6 +19,30 @@ def linear_logits(features: dict, columns: list, units: int, sparse_combiner: st
     """The linear model under variable scope `linear` (tf.estimator's variable names)."""
     with tf.compat.v1.variable_scope("linear"):
         return feature_inputs.linear_logits(features, columns, units, sparse_combiner)
+
+
+def linear_logit_fn_builder(
+    units: int, feature_columns: list, sparse_combiner: str = "sum"
+) -> Callable[[dict], tf.Tensor]:
+    """A `logit_fn(features)` building the canned linear model, as tf.estimator 2.15's
+    `tf.compat.v1.estimator.experimental.linear_logit_fn_builder`.
+
+    The variables are created in the caller's variable scope with the canned names
+    (`linear_model/<column>/weights`, `linear_model/bias_weights`); LinearClassifier calls
+    it under `linear`.
+
+    Example:
+        >>> logit_fn = linear_logit_fn_builder(1, [tf.feature_column.numeric_column("x")])
+        >>> def model_fn(features, labels, mode):
+        ...     with tf.compat.v1.variable_scope("linear"):
+        ...         logits = logit_fn(features=features)
+    """
+    columns = feature_inputs.check_feature_columns(feature_columns)
+
+    def linear_logit_fn(features: dict) -> tf.Tensor:
+        return feature_inputs.linear_logits(features, columns, units, sparse_combiner)
+
+    return linear_logit_fn
 
 
 class _LinearEstimator(Estimator):

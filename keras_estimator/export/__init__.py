@@ -2,6 +2,7 @@
 
 from keras_estimator.export.export_outputs import (
     ClassificationOutput,
+    EvalOutput,
     ExportOutput,
     PredictOutput,
     RegressionOutput,
@@ -27,6 +28,7 @@ __all__ = [
     "FinalExporter",
     "LatestExporter",
     "ClassificationOutput",
+    "EvalOutput",
     "ExportOutput",
     "PredictOutput",
     "RegressionOutput",

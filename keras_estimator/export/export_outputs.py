@@ -35,6 +35,22 @@ class ExportOutput(abc.ABC):
     def signature(self, receiver_tensors: dict[str, tf.Tensor]) -> Signature:
         """The signature over `receiver_tensors`; ValueError when it cannot serve them."""
 
+    def as_signature_def(self, receiver_tensors: Any) -> Any:
+        """The `SignatureDef` proto of `signature(receiver_tensors)`, as tf.estimator's.
+
+        `receiver_tensors` is a dict of name to graph Tensor, or one Tensor (named
+        `input`); the tensors must be graph tensors (build them in a `tf.Graph`).
+        """
+        if not isinstance(receiver_tensors, dict):
+            receiver_tensors = {"input": receiver_tensors}
+        method_name, inputs, outputs = self.signature(receiver_tensors)
+        info = tf.compat.v1.saved_model.utils.build_tensor_info
+        return tf.compat.v1.saved_model.signature_def_utils.build_signature_def(
+            inputs={key: info(tensor) for key, tensor in inputs.items()},
+            outputs={key: info(tensor) for key, tensor in outputs.items()},
+            method_name=method_name,
+        )
+
 
 def _single_string_input(receiver_tensors: dict[str, tf.Tensor], kind: str) -> tf.Tensor:
     examples = list(receiver_tensors.values())
@@ -116,6 +132,92 @@ class PredictOutput(ExportOutput):
 
     def signature(self, receiver_tensors: dict[str, tf.Tensor]) -> Signature:
         return Signature(PREDICT_METHOD, dict(receiver_tensors), dict(self.outputs))
+
+
+SUPERVISED_EVAL_METHOD = "tensorflow/supervised/eval"
+
+
+def _output_key(key: Any, what: str) -> str:
+    if isinstance(key, tuple):  # a MultiHead's (head, key)
+        key = "/".join(key)
+    if not isinstance(key, str):
+        raise ValueError(f"{what} output key must be a string; got {key}.")
+    return key
+
+
+def _prefixed(key: str, prefix: str) -> str:
+    return key if key.startswith(prefix) else f"{prefix}/{key}"
+
+
+def _prefixed_outputs(outputs: Any, prefix: str) -> dict[str, tf.Tensor]:
+    if not isinstance(outputs, dict):
+        outputs = {prefix: outputs}
+    result = {}
+    for key, value in outputs.items():
+        if not _is_tensor(value):
+            raise ValueError(f"{prefix} output value must be a Tensor; got {value}.")
+        result[_prefixed(_output_key(key, prefix), prefix)] = value
+    return result
+
+
+class EvalOutput(ExportOutput):
+    """What a supervised evaluation computes: loss, predictions and metrics, as
+    `tf.estimator.export.EvalOutput` (a `tensorflow/supervised/eval` signature).
+
+    Output keys are prefixed with `loss`, `predictions` and `metrics` (a single tensor is
+    keyed by the prefix alone; a key that already starts with it is kept); each metric
+    `(value, update_op)` gives `metrics/<name>/value` and `metrics/<name>/update_op`, an
+    Operation update being wrapped in an empty Tensor that runs it.
+
+    Example:
+        >>> EvalOutput(loss=loss, predictions={"classes": classes},
+        ...            metrics={"accuracy": tf.compat.v1.metrics.accuracy(labels, classes)})
+    """
+
+    LOSS_NAME = "loss"
+    PREDICTIONS_NAME = "predictions"
+    METRICS_NAME = "metrics"
+    METRIC_VALUE_SUFFIX = "value"
+    METRIC_UPDATE_SUFFIX = "update_op"
+
+    def __init__(self, loss: Any = None, predictions: Any = None, metrics: Any = None):
+        self.loss = None if loss is None else _prefixed_outputs(loss, self.LOSS_NAME)
+        self.predictions = (
+            None if predictions is None else _prefixed_outputs(predictions, self.PREDICTIONS_NAME)
+        )
+        self.metrics = None if metrics is None else self._metric_outputs(metrics)
+
+    def _metric_outputs(self, metrics: Any) -> dict[str, tf.Tensor]:
+        if not isinstance(metrics, dict):
+            metrics = {self.METRICS_NAME: metrics}
+        outputs = {}
+        for key, metric in metrics.items():
+            key = _prefixed(_output_key(key, self.METRICS_NAME), self.METRICS_NAME)
+            if not isinstance(metric, tuple) or len(metric) != 2:
+                raise ValueError(
+                    f"{key} must be a (metric_value, update_op) tuple; got {metric!r:.200}. "
+                    "Keras 3 metric objects have no update op to export: pass "
+                    "(metric.result(), update_op) or a tf.compat.v1.metrics.* pair."
+                )
+            value, update_op = metric
+            if not _is_tensor(value):
+                raise ValueError(f"{key} output value must be a Tensor; got {value}.")
+            if not (_is_tensor(update_op) or isinstance(update_op, tf.Operation)):
+                raise ValueError(f"{key} update_op must be a Tensor or Operation; got {update_op}.")
+            if isinstance(update_op, tf.Operation):  # a signature holds tensors only
+                with tf.control_dependencies([update_op]):
+                    update_op = tf.constant([], name="metric_op_wrapper")
+            outputs[f"{key}/{self.METRIC_VALUE_SUFFIX}"] = value
+            outputs[f"{key}/{self.METRIC_UPDATE_SUFFIX}"] = update_op
+        return outputs
+
+    def signature(self, receiver_tensors: dict[str, tf.Tensor]) -> Signature:
+        if not receiver_tensors:
+            raise ValueError(f"{SUPERVISED_EVAL_METHOD} `inputs` cannot be None or empty.")
+        outputs: dict[str, tf.Tensor] = {}
+        for part in (self.loss, self.predictions, self.metrics):
+            outputs.update(part or {})
+        return Signature(SUPERVISED_EVAL_METHOD, dict(receiver_tensors), outputs)
 
 
 DEFAULT_SIGNATURE = "serving_default"

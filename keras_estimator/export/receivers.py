@@ -119,13 +119,19 @@ class TensorServingInputReceiver(
 class SupervisedInputReceiver(
     collections.namedtuple("SupervisedInputReceiver", ["features", "labels", "receiver_tensors"])
 ):
-    """Features, labels and receiver tensors, for exports of the TRAIN / EVAL graphs."""
+    """Features, labels and receiver tensors, for exports of the TRAIN / EVAL graphs.
+
+    Features and labels are kept as given (a tensor or a dict of them), as in tf.estimator;
+    only `receiver_tensors` is wrapped into a dict (a single tensor is keyed `input`).
+    """
 
     def __new__(cls, features: Any, labels: Any, receiver_tensors: Any) -> SupervisedInputReceiver:
+        _wrap_features(features)  # validation only
+        _wrap_features(labels, "label")
         return super().__new__(
             cls,
-            features=_wrap_features(features),
-            labels=_wrap_features(labels, "label"),
+            features=features,
+            labels=labels,
             receiver_tensors=_wrap_receiver_tensors(receiver_tensors),
         )
 
@@ -201,23 +207,42 @@ def build_raw_serving_input_receiver_fn(
 def build_raw_supervised_input_receiver_fn(
     features: Any, labels: Any, default_batch_size: int | None = None
 ) -> Callable[[], SupervisedInputReceiver]:
-    """A receiver fn taking raw features and labels (for TRAIN / EVAL graph exports)."""
+    """A receiver fn taking raw features and labels, as tf.estimator 2.15's
+    `tf.estimator.experimental.build_raw_supervised_input_receiver_fn`.
 
-    def as_dict(value: Any, single: str) -> dict[str, Any]:
-        return value if isinstance(value, dict) else {single: value}
+    `features` and `labels` are each a tensor (or `tf.TensorSpec`) or a dict of them; the
+    receiver fn makes one placeholder per tensor (batch dimension `default_batch_size`) and
+    passes them on in the same structure. Its receiver tensors are the feature and label
+    placeholders by key, a single feature tensor keyed `input` and a single label `label`.
+
+    Raises:
+        ValueError: features and labels have overlapping keys.
+
+    Example:
+        >>> fn = build_raw_supervised_input_receiver_fn(
+        ...     {"x": tf.TensorSpec([None, 4])}, tf.TensorSpec([None], tf.int64))
+        >>> fn().receiver_tensors.keys()  # {"x", "label"}
+    """
+    feature_keys = features.keys() if isinstance(features, dict) else [SINGLE_RECEIVER_KEY]
+    label_keys = labels.keys() if isinstance(labels, dict) else [SINGLE_LABEL_KEY]
+    overlap = set(feature_keys) & set(label_keys)
+    if overlap:
+        raise ValueError(
+            f"Features and labels must have distinct keys. Found overlapping keys: {overlap}"
+        )
+
+    def placeholders(value: Any, single_key: str) -> tuple[Any, dict[str, tf.Tensor]]:
+        if isinstance(value, dict):
+            tensors = _placeholders_like(value, default_batch_size)
+            return tensors, tensors
+        tensor = _placeholder_like(value, default_batch_size)
+        return tensor, {single_key: tensor}
 
     def supervised_input_receiver_fn() -> SupervisedInputReceiver:
-        feature_ph = _placeholders_like(as_dict(features, SINGLE_FEATURE_KEY), default_batch_size)
-        label_ph = _placeholders_like(as_dict(labels, SINGLE_LABEL_KEY), default_batch_size)
-        overlap = set(feature_ph) & set(label_ph)
-        if overlap:
-            raise ValueError(
-                f"Features and labels must have distinct keys. Found overlapping keys: {overlap}"
-            )
+        feature_placeholders, feature_receivers = placeholders(features, SINGLE_RECEIVER_KEY)
+        label_placeholders, label_receivers = placeholders(labels, SINGLE_LABEL_KEY)
         return SupervisedInputReceiver(
-            feature_ph if isinstance(features, dict) else feature_ph[SINGLE_FEATURE_KEY],
-            label_ph if isinstance(labels, dict) else label_ph[SINGLE_LABEL_KEY],
-            {**feature_ph, **label_ph},
+            feature_placeholders, label_placeholders, {**feature_receivers, **label_receivers}
         )
 
     return supervised_input_receiver_fn
