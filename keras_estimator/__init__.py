@@ -18,6 +18,9 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from keras_estimator._version import __version__ as __version__
+from keras_estimator.seam.environment import check_environment_variables
+
+check_environment_variables()  # TF_USE_LEGACY_KERAS / KERAS_BACKEND: fail at import, clearly
 
 _SUBMODULES = ("canned", "experimental", "export", "inputs", "tpu")
 _CANNED = (

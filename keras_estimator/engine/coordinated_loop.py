@@ -10,7 +10,8 @@ from typing import Any
 
 import tensorflow as tf
 
-from keras_estimator.engine.output_keys import GLOBAL_STEP_KEY
+from keras_estimator.engine.loops import TracedStep
+from keras_estimator.engine.output_keys import GLOBAL_STEP_KEY, HOOKS_KEY
 
 
 class CoordinatedLoop:
@@ -27,12 +28,36 @@ class CoordinatedLoop:
         self._one = tf.function(lambda iterator: step_fn(next(iterator)), autograph=False)
         self._concrete: Any = None
         self._last: Any = None
+        self._fetching: dict[tuple, CoordinatedLoop] = {}
 
     def get_concrete_function(self, iterator_spec: Any, steps_spec: Any = None) -> Any:
         # Traced here, inside the Estimator's variable creator, once: scheduling the
         # concrete function never traces the model_fn again (outside that creator).
         self._concrete = self._one.get_concrete_function(iterator_spec)
         return self._concrete
+
+    @property
+    def step_ops(self) -> list:
+        return list(self._concrete.graph.control_outputs) if self._concrete is not None else []
+
+    def with_fetches(self, extra: dict[str, tf.Tensor]) -> CoordinatedLoop:
+        """The same scheduled step, also returning `extra` (pruned from the same trace)."""
+        key = tuple(sorted((name, id(t)) for name, t in extra.items()))
+        loop = self._fetching.get(key)
+        if loop is None:
+            run = TracedStep.of(self._concrete).with_fetches(extra)
+            spec = self._concrete.structured_input_signature[0][0]
+
+            def step(iterator: Any) -> dict:
+                outputs, values = run(iterator)
+                return dict(outputs, **{HOOKS_KEY: values})
+
+            loop = CoordinatedLoop.__new__(CoordinatedLoop)
+            loop._global_step, loop._coordinator = self._global_step, self._coordinator
+            loop._last, loop._fetching = None, {}
+            loop._concrete = tf.function(step, autograph=False).get_concrete_function(spec)
+            self._fetching[key] = loop
+        return loop
 
     def __call__(self, iterator: Any, num_steps: tf.Tensor) -> tuple[tf.Tensor, Any]:
         steps = int(num_steps)

@@ -13,7 +13,8 @@ from keras_estimator.engine import metrics as metrics_lib
 from keras_estimator.engine.coordinated_loop import CoordinatedLoop
 from keras_estimator.engine.graph_scope import global_step_read, tf1_graph_scope
 from keras_estimator.engine.keras_optimizer import apply_as_train_op
-from keras_estimator.engine.output_keys import GLOBAL_STEP_KEY, HOOKS_KEY, LOSS_KEY
+from keras_estimator.engine.loops import ChunkedLoop, DistributedLoop, PredictStep, TracedStep
+from keras_estimator.engine.output_keys import GLOBAL_STEP_KEY, LOSS_KEY
 from keras_estimator.engine.summaries import summaries_every
 from keras_estimator.engine.variable_store import VariableStore
 from keras_estimator.seam import internals
@@ -25,10 +26,6 @@ _ASSIGN_OPS = frozenset({"AssignAddVariableOp", "AssignVariableOp", "AssignSubVa
 _CALL_OPS = frozenset(
     {"If", "StatelessIf", "While", "StatelessWhile", "PartitionedCall", "StatefulPartitionedCall"}
 )
-
-
-def _output_specs(outputs: Any) -> Any:
-    return tf.nest.map_structure(lambda t: tf.TensorSpec(t.shape, t.dtype), outputs)
 
 
 def split_batch(data: Any) -> tuple[Any, Any]:
@@ -53,69 +50,6 @@ def _global_step_writes(graph: tf.Graph, global_step: tf.Variable) -> bool | Non
     return False
 
 
-class _DistributedLoop:
-    """The loop under a strategy: several steps per call, each on `next(iterator)`.
-
-    (A strategy's step inside the chunked loop's `tf.cond` does not run: its replica
-    threads capture tensors across the branch; a plain while loop over `next()` does.)
-    When the input ends inside a call, the iterator's OutOfRangeError ends it: the steps
-    before it have run, their number is read from the global step, and the outputs are
-    the last ones known with that global step. Same interface as the chunked loop.
-    """
-
-    def __init__(self, step_fn: Callable, global_step: tf.Variable, one_per_call: bool) -> None:
-        self._global_step = global_step
-        self._one_per_call = one_per_call  # multi-worker: several per call hung collectives
-        self._one_concrete: Any = None
-        self._specs: Any = None
-        self._last: Any = None
-        self._one = tf.function(lambda iterator: step_fn(next(iterator)), autograph=False)
-        self._many = tf.function(self._run_many, autograph=False)
-
-    def _run_many(self, iterator: Any, num_steps: tf.Tensor) -> Any:
-        def body(i: tf.Tensor, outputs: Any) -> tuple[tf.Tensor, Any]:
-            # The one-step trace, called: the model_fn (and its hooks) is traced only once.
-            return i + 1, self._one_concrete(iterator)
-
-        init = tf.nest.map_structure(_zeros, self._specs)
-        invariants = tf.nest.map_structure(lambda s: tf.TensorShape(None), self._specs)
-        _, outputs = tf.while_loop(
-            lambda i, outputs: i < num_steps,
-            body,
-            (tf.constant(0, tf.int64), init),
-            shape_invariants=(tf.TensorShape([]), invariants),
-        )
-        return outputs
-
-    def get_concrete_function(self, iterator_spec: Any, steps_spec: Any) -> Any:
-        concrete = self._one_concrete = self._one.get_concrete_function(iterator_spec)
-        self._specs = _output_specs(concrete.structured_outputs)
-        self._many.get_concrete_function(iterator_spec, steps_spec)
-        return concrete
-
-    def __call__(self, iterator: Any, num_steps: tf.Tensor) -> tuple[tf.Tensor, Any]:
-        steps = int(num_steps)  # >= 1: the training loop never asks for none
-        before = int(self._global_step.numpy())
-        try:
-            if steps > 1 and not self._one_per_call:
-                outputs = self._many(iterator, tf.constant(steps, tf.int64))
-            else:
-                for _ in range(steps):
-                    outputs = self._one(iterator)
-        except (tf.errors.OutOfRangeError, StopIteration):
-            ran = int(self._global_step.numpy()) - before
-            last = self._last or tf.nest.map_structure(_zeros, self._specs)
-            return tf.constant(ran, tf.int64), dict(
-                last, **{GLOBAL_STEP_KEY: self._global_step.read_value()}
-            )
-        self._last = outputs
-        return tf.constant(steps, tf.int64), outputs
-
-
-def _zeros(spec: tf.TensorSpec) -> tf.Tensor:
-    return tf.zeros([0 if d is None else d for d in spec.shape.as_list()], spec.dtype)
-
-
 class EstimatorModel(keras.Model):
     """A Keras model whose steps are the user's model_fn, one trace per mode.
 
@@ -131,8 +65,7 @@ class EstimatorModel(keras.Model):
         self._store = store
         self._ke_global_step = global_step
         self._eval_updates: list = []
-        self._predict_hook_outputs: dict = {}
-        # Set by the Estimator before a trace; its hooks' fetches join the outputs.
+        # Set by the runtime before a trace; the hooks begin in the traced graph.
         self.hook_runner: Any = None
         # RunConfig.save_summary_steps: summaries written inside the TRAIN step, every N
         # steps counted from the global step at which the current train() call started.
@@ -168,7 +101,7 @@ class EstimatorModel(keras.Model):
             if isinstance(train_op, keras.optimizers.Optimizer):
                 train_op = self._apply_keras_optimizer(train_op, spec.loss, graph)
             chief_hooks = spec.training_chief_hooks if self.is_chief else ()
-            hook_outputs = self._attach_hooks(spec.training_hooks + chief_hooks, graph)
+            self._attach_hooks(spec.training_hooks + chief_hooks, graph)
         start = global_step_read(graph)
         writes = _global_step_writes(graph, global_step)
         with tf.control_dependencies([train_op]):
@@ -188,8 +121,6 @@ class EstimatorModel(keras.Model):
                 bumped = tf.no_op()
         with tf.control_dependencies([train_op, bumped]):
             outputs = {LOSS_KEY: tf.identity(spec.loss), GLOBAL_STEP_KEY: global_step.read_value()}
-        if hook_outputs:
-            outputs[HOOKS_KEY] = hook_outputs
         return outputs
 
     def _distributed_train_step(self, strategy: tf.distribute.Strategy) -> Callable:
@@ -219,19 +150,18 @@ class EstimatorModel(keras.Model):
             raise ValueError(
                 "The Keras optimizer returned as train_op found no trainable variable that the "
                 "loss depends on. Expected the model_fn to create trainable variables (layers) "
-                "that the loss is computed from."
+                "that the loss is computed from. Fix: compute the loss from the model's "
+                "layers, or return an optimizer.minimize(...) op as train_op. "
+                f"Received: {len(variables)} trainable variables, none reaching loss={loss.name!r}"
             )
         with tf.name_scope("keras_optimizer"):
             return apply_as_train_op(optimizer, pairs)
 
-    def _attach_hooks(self, spec_hooks: tuple, graph: tf.Graph) -> dict:
-        if self.hook_runner is None:
-            return {}
-        if self.hook_runner.attached_to(graph):
-            # Hooks see the first replica (tf.estimator's replica 0; this worker's own
-            # under multi-worker); the other replicas return look-alikes.
-            return self.hook_runner.outputs_like_first()
-        return self.hook_runner.attach(spec_hooks, graph, global_step_read(graph))
+    def _attach_hooks(self, spec_hooks: tuple, graph: tf.Graph) -> None:
+        """Begins the hooks in the traced graph (once per trace: the first replica's). What
+        they fetch is pruned from this trace when they ask for it (engine/loops.py)."""
+        if self.hook_runner is not None and not self.hook_runner.attached_to(graph):
+            self.hook_runner.attach(spec_hooks, graph, global_step_read(graph))
 
     def test_step(self, data: Any) -> dict[str, tf.Tensor]:
         with tf1_graph_scope(self._store, self._ke_global_step) as graph:
@@ -240,32 +170,32 @@ class EstimatorModel(keras.Model):
                 if reserved in spec.eval_metric_ops:
                     raise ValueError(
                         f"Metric with name {quoted} is not allowed, because Estimator "
-                        "already defines a default metric with the same name."
+                        "already defines a default metric with the same name. Fix: rename "
+                        "that eval_metric_ops key. "
+                        f"Received: eval_metric_ops keys={sorted(spec.eval_metric_ops)}"
                     )
             ops = dict(spec.eval_metric_ops)
             ops[LOSS_KEY] = tf.compat.v1.metrics.mean(spec.loss, name="keras_estimator_eval_loss")
             values, updates = metrics_lib.metric_values(ops, self._store)
             self._eval_updates = updates
-            hook_outputs = self._attach_hooks(spec.evaluation_hooks, graph)
-            if hook_outputs:
-                values[HOOKS_KEY] = hook_outputs
+            self._attach_hooks(spec.evaluation_hooks, graph)
             return values
 
     def predict_step(self, data: Any) -> Any:
         with tf1_graph_scope(self._store, self._ke_global_step) as graph:
             spec = self._spec_for(data, ModeKeys.PREDICT)
-            self._predict_hook_outputs = self._attach_hooks(spec.prediction_hooks, graph)
+            self._attach_hooks(spec.prediction_hooks, graph)
             return spec.predictions
 
     # -- compiled steps and loops ----------------------------------------------------
     def make_step(
         self, mode: str, element_spec: Any, strategy: tf.distribute.Strategy | None = None
-    ) -> tuple[Callable, Any]:
-        """Traces the step for `mode` once; returns `(step_fn, output_specs)`.
+    ) -> tuple[Callable, TracedStep | None]:
+        """Traces the step for `mode` once; returns `(step_fn, traced step)`.
 
         Under a `strategy` (only TRAIN runs under one) each replica runs the step on its own
         batch; the loss is the mean over replicas and hooks see replica 0's values, as
-        tf.estimator showed them.
+        tf.estimator showed them. The loop traces that step (no traced step here).
 
         TRAIN runs the traced step as is: every stateful op the model_fn created runs, as
         Keras layers (batch-norm statistics, metrics) expect. EVAL and PREDICT keep only
@@ -276,74 +206,39 @@ class EstimatorModel(keras.Model):
             return self._distributed_train_step(strategy), None
         if mode == ModeKeys.TRAIN:
             step_fn = tf.function(self.train_step, autograph=False)
-            concrete = step_fn.get_concrete_function(element_spec)
-            return step_fn, _output_specs(concrete.structured_outputs)
+            traced = TracedStep.of(step_fn.get_concrete_function(element_spec), fn=step_fn)
+            return step_fn, traced
         step = self.test_step if mode == ModeKeys.EVAL else self.predict_step
         raw: dict[str, Any] = {}
 
-        def traced(data: Any) -> Any:
-            self._eval_updates, self._predict_hook_outputs = [], {}
-            outputs = step(data)
-            if mode == ModeKeys.PREDICT:
-                # PREDICT yields (predictions, hook fetches); EVAL nests them in its dict.
-                outputs = (outputs, self._predict_hook_outputs)
-            raw["outputs"] = outputs
+        def trace(data: Any) -> Any:
+            self._eval_updates = []
+            raw["outputs"] = step(data)
             raw["ops"] = list(self._eval_updates)
-            return outputs
+            return raw["outputs"]
 
-        concrete = tf.function(traced, autograph=False).get_concrete_function(element_spec)
-        feeds = concrete.inputs[: len(concrete.inputs) - len(concrete.captured_inputs)]
-        wrapped = internals.graph_pruner(concrete.graph)
-        pruned = wrapped.prune(feeds=feeds, fetches=(raw["outputs"], raw["ops"]))
-
-        def run(data: Any) -> Any:
-            return pruned(*tf.nest.flatten(data, expand_composites=True))[0]
-
-        return run, _output_specs(raw["outputs"])
+        concrete = tf.function(trace, autograph=False).get_concrete_function(element_spec)
+        num_args = len(concrete.inputs) - len(concrete.captured_inputs)
+        traced = TracedStep(None, concrete.graph, raw["outputs"], raw["ops"], num_args)
+        run = traced.with_fetches({})
+        return (lambda data: run(data)[0]), traced
 
     def make_loop(
-        self, step_fn: Callable, out_specs: Any, strategy: tf.distribute.Strategy | None = None
+        self,
+        step_fn: Callable,
+        traced: TracedStep | None,
+        mode: str,
+        strategy: tf.distribute.Strategy | None = None,
     ) -> Any:
+        """The compiled loop of `mode` around the step (see engine/loops.py)."""
+        if mode == ModeKeys.PREDICT:
+            return PredictStep(traced)
         if isinstance(strategy, tf.distribute.experimental.ParameterServerStrategy):
             return CoordinatedLoop(step_fn, self._ke_global_step, strategy)
-        if strategy is not None:  # make_step gave the distributed step, no specs
+        if strategy is not None:  # make_step gave the distributed step, no trace yet
             in_multi_worker = internals.in_multi_worker_mode(strategy)
-            return _DistributedLoop(step_fn, self._ke_global_step, in_multi_worker)
-        return self._make_chunked_loop(step_fn, out_specs)
-
-    def _make_chunked_loop(self, step_fn: Callable, out_specs: Any) -> Callable:
-        """A tf.function running `step_fn` up to `num_steps` times over an iterator.
-
-        Returns `(steps_run, last_outputs)`; stops early when the iterator is exhausted.
-        """
-
-        def zeros(spec: tf.TensorSpec) -> tf.Tensor:
-            shape = [0 if d is None else d for d in spec.shape.as_list()]
-            return tf.zeros(shape, spec.dtype)
-
-        def loop(iterator: Any, num_steps: tf.Tensor) -> tuple[tf.Tensor, Any]:
-            specs = out_specs
-
-            def cond(i, exhausted, outputs):
-                return tf.logical_and(i < num_steps, tf.logical_not(exhausted))
-
-            def body(i, exhausted, outputs):
-                nxt = iterator.get_next_as_optional()
-                has = nxt.has_value()
-                new_outputs = tf.cond(has, lambda: step_fn(nxt.get_value()), lambda: outputs)
-                return i + tf.cast(has, tf.int64), tf.logical_not(has), new_outputs
-
-            init = tf.nest.map_structure(zeros, specs)
-            invariants = tf.nest.map_structure(lambda s: tf.TensorShape(None), specs)
-            i, _, outputs = tf.while_loop(
-                cond,
-                body,
-                (tf.constant(0, tf.int64), tf.constant(False), init),
-                shape_invariants=(tf.TensorShape([]), tf.TensorShape([]), invariants),
-            )
-            return i, outputs
-
-        return tf.function(loop, autograph=False)
+            return DistributedLoop(step_fn, self._ke_global_step, in_multi_worker)
+        return ChunkedLoop(step_fn, traced.specs, traced)
 
     def reset_metrics(self) -> None:
         super().reset_metrics()

@@ -130,7 +130,8 @@ class VariableStore:
                         f"Variable {key!r} is created inside model_fn from a tensor computed "
                         "there, which cannot initialise a variable that outlives the step. "
                         "Expected an initializer (tf.compat.v1.get_variable(..., initializer=...)) "
-                        "or a callable initial_value (tf.Variable(lambda: ...))."
+                        "or a callable initial_value (tf.Variable(lambda: ...)). Fix: use one of "
+                        f"those. Received: initial_value={initial_value.name!r}"
                     )
                 kwargs["initial_value"] = np.asarray(constant)
         # A trailing "/" makes the name absolute: init_scope keeps the caller's name scope,

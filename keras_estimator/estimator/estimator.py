@@ -16,7 +16,8 @@ import tensorflow as tf
 from keras_estimator.checkpoint import checkpoint_files as ckpt_lib
 from keras_estimator.checkpoint.warm_start import resolve_warm_start
 from keras_estimator.distribute import parameter_servers
-from keras_estimator.engine.model import HOOKS_KEY, EstimatorModel
+from keras_estimator.engine.model import EstimatorModel
+from keras_estimator.engine.output_keys import HOOKS_KEY
 from keras_estimator.engine.summaries import write_scalars
 from keras_estimator.hooks.keras_callbacks import KerasCallbacks
 from keras_estimator.hooks.runner import validate_hooks, validate_listeners
@@ -283,7 +284,8 @@ class Estimator:
         runtime = self._runtime
         runtime.seed()
         dataset = self._input_for(input_fn, ModeKeys.TRAIN)
-        with runtime.summaries_for(ModeKeys.TRAIN) as writer:  # removed again if this fails
+        # A call that fails before its first step leaves model_dir as it was.
+        with runtime.summaries_for(ModeKeys.TRAIN) as writer:
             loop, runner = runtime.prepare(
                 ModeKeys.TRAIN, dataset, checkpoint, tuple(hooks), writer
             )
@@ -295,40 +297,41 @@ class Estimator:
                 listeners,
                 self._model_fn_caller.train_scaffold_saver,
             )
-        step = runtime.global_step_value()
-        runtime.model.train_call_start.assign(step)
-        target = max_steps if max_steps is not None else step + steps if steps else None
-        listeners = saver.listeners if saver is not None else []
-        for listener in listeners:
-            listener.begin()
-        if saver is not None and ckpt_lib.latest_checkpoint(saver.directory) is None:
-            saver.save(step)
-        runner.after_create_session()
-        keras_callbacks = KerasCallbacks(callbacks, runtime.model, "train")
-        with (
-            runtime.scope(ModeKeys.TRAIN),  # traced in it: called elsewhere, it would retrace
-            self._peer_failures_explained(),
-            GracefulInterrupt() as interrupt,
-        ):
-            step = run_training(
-                loop,
-                dataset,
-                self._config,
-                saver,
-                runner,
-                keras_callbacks,
-                runtime.summary_writer(self._model_dir) if self._config.is_chief else None,
-                step,
-                target,
-                on_loss=self.history.record_loss,
-                interrupt=interrupt,
-            )
-        if self._config.is_chief:
-            runtime.summary_writer(self._model_dir).flush()
-        runtime.flush_model_fn_writers()
-        runner.end()
-        if saver is not None:
-            saver.end(step)
+            step = runtime.global_step_value()
+            runtime.training_starts_at(step)  # from here, model_dir keeps the event file
+            runtime.model.train_call_start.assign(step)
+            target = max_steps if max_steps is not None else step + steps if steps else None
+            listeners = saver.listeners if saver is not None else []
+            for listener in listeners:
+                listener.begin()
+            if saver is not None and ckpt_lib.latest_checkpoint(saver.directory) is None:
+                saver.save(step)
+            runner.after_create_session()
+            keras_callbacks = KerasCallbacks(callbacks, runtime.model, "train")
+            with (
+                runtime.scope(ModeKeys.TRAIN),  # traced in it: called elsewhere, it would retrace
+                self._peer_failures_explained(),
+                GracefulInterrupt() as interrupt,
+            ):
+                step = run_training(
+                    loop,
+                    dataset,
+                    self._config,
+                    saver,
+                    runner,
+                    keras_callbacks,
+                    runtime.summary_writer(self._model_dir) if self._config.is_chief else None,
+                    step,
+                    target,
+                    on_loss=self.history.record_loss,
+                    interrupt=interrupt,
+                )
+            if self._config.is_chief:
+                runtime.summary_writer(self._model_dir).flush()
+            runtime.flush_model_fn_writers()
+            runner.end()
+            if saver is not None:
+                saver.end(step)
         if interrupt.requested:
             saved = f"; the checkpoint for step {step} is in {saver.directory}" if saver else ""
             raise KeyboardInterrupt(
@@ -388,7 +391,9 @@ class Estimator:
             while done < limit:
                 runner.before_step()
                 keras_callbacks.batch_begin(done)
-                ran, step_logs = loop(iterator, tf.constant(1, tf.int64))
+                fetches = runner.fetch_tensors()
+                step_loop = loop.with_fetches(fetches) if fetches else loop
+                ran, step_logs = step_loop(iterator, tf.constant(1, tf.int64))
                 if not int(ran):
                     break
                 done, logs = done + 1, step_logs
@@ -471,7 +476,9 @@ class Estimator:
             if runner.active:
                 runner.before_step()
             keras_callbacks.batch_begin(index)
-            predictions, hook_values = predict_fn(batch)
+            fetches = runner.fetch_tensors()
+            step = predict_fn.with_fetches(fetches) if fetches else predict_fn
+            predictions, hook_values = step(batch)
             predictions = select_keys(predictions, predict_keys)
             stop = runner.active and runner.after_step(
                 {k: v.numpy() for k, v in hook_values.items()}
@@ -480,6 +487,11 @@ class Estimator:
             yield from split_examples(predictions, yield_single_examples)
             if stop:
                 break
+        else:
+            if runner.active:
+                # tf.estimator asked for one more batch: its hooks' before_run ran, then the
+                # input's end (OutOfRangeError) skipped after_run.
+                runner.before_step()
         keras_callbacks.end({})
         runner.end()
         runtime.flush_model_fn_writers()

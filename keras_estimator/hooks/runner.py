@@ -1,11 +1,12 @@
 """Drives unmodified `SessionRunHook`s from the Estimator's training loop.
 
-At trace time each hook's `begin()` runs in the traced graph and a first `before_run()`
-tells which tensors it may fetch; those become extra outputs of the step (so a hook sees
-one extra `before_run()` before `after_create_session()`). A later call with the same hooks
-begins them again in that graph and reuses the trace if they ask for nothing new. At run
-time a step a hook fetches from runs alone (`before_run` -> step -> `after_run` with the
-requested values); `request_stop()` ends training after the step.
+The protocol is tf.estimator's, call for call: `begin()` once per call, in the traced graph
+(after the model_fn, so hooks find its tensors); `after_create_session()` once variables
+are restored; then `before_run()` -> the step -> `after_run()` for every step; `end()`.
+What a hook fetches is pruned from the same trace the first time it asks for it (see
+engine/loops.py), so knowing the fetches ahead needs no extra call. A step a hook fetches
+from runs alone; steps from which no hook needs anything run as one compiled chunk while
+the hooks are walked through them; `request_stop()` ends training after the step.
 """
 
 from __future__ import annotations
@@ -122,6 +123,10 @@ class HookRunner:
         # CheckpointSaverHooks are not driven: the training loop saves as they would have.
         self.saver_hooks: list = [h for h in hooks if is_saver_hook(h)]
         self._keys: dict[Any, str] = {}  # fetch (id or name) -> step output key
+        self._tensors: dict[str, tf.Tensor] = {}  # step output key -> tensor of the trace
+        # The ops a step runs (set once traced): what a hook fetches outside the trace is
+        # read after them, as a fetch made in the trace is (automatic control dependencies).
+        self.step_ops: list = []
         self._requests: list = []
         self._graph: tf.Graph | None = None
         self._pending = False  # before_run of the next step already called
@@ -131,8 +136,8 @@ class HookRunner:
         self._session_readers: set[int] = set()
 
     # -- trace time ------------------------------------------------------------------
-    def attach(self, spec_hooks: tuple, graph: tf.Graph, global_step_read: tf.Tensor) -> dict:
-        """Called inside the traced step after the model_fn; returns extra step outputs."""
+    def attach(self, spec_hooks: tuple, graph: tf.Graph, global_step_read: tf.Tensor) -> None:
+        """Called inside the traced step after the model_fn: begins every hook there."""
         for hook in spec_hooks:
             _check_supported(hook)
         hooks = self.user_hooks + list(spec_hooks)
@@ -141,71 +146,47 @@ class HookRunner:
         self._graph = graph
         self.session.global_step_tensors.add(id(global_step_read))
         with variables_resolvable_by_name(graph):
-            outputs = self._begin_in_trace(graph)
-        self._first_outputs = outputs
-        return outputs
-
-    def _begin_in_trace(self, graph: tf.Graph) -> dict:
-        outputs: dict[str, tf.Tensor] = {}
-        context = _V1.train.SessionRunContext(_V1.train.SessionRunArgs(None), self.session)
-        for hook in self.hooks:
-            hook.begin()
-            candidates = []
-            args = _checked_args(hook, hook.before_run(context))
-            if args is not None:
-                if args.feed_dict:
-                    raise NotImplementedError(
-                        f"{type(hook).__name__} feeds values (feed_dict); there are no "
-                        "placeholders in a Keras step, so feed_dict hooks are not supported."
-                    )
-                candidates += tf.nest.flatten(args.fetches)
-            final_ops = internals.final_ops(hook)  # FinalOpsHook runs them in end()
-            if final_ops is not None:
-                candidates += tf.nest.flatten(final_ops)
-            for fetch in candidates:
-                if fetch is None:
-                    continue
-                key = self._key_of(fetch)
-                if key is None:
-                    key = f"hook_{len(outputs)}"
-                    outputs[key] = _as_fetchable(fetch, graph)
-                    self._keys[fetch_id(fetch)] = key
-        return outputs
+            for hook in self.hooks:
+                hook.begin()
 
     def attached_to(self, graph: tf.Graph) -> bool:
         """True once `attach` ran in `graph` (another replica of the same trace)."""
         return self._graph is graph
 
-    def outputs_like_first(self) -> dict:
-        """Zeros shaped like the last attach's outputs (for replicas other than the first)."""
-        return {
-            key: tf.zeros([d or 0 for d in t.shape.as_list()] if t.shape.rank is not None
-                          else [0], t.dtype)
-            for key, t in getattr(self, "_first_outputs", {}).items()
-        }  # fmt: skip
-
     def _key_of(self, fetch: Any) -> str | None:
         return self._keys.get(fetch_id(fetch))
 
-    def restart(self) -> bool:
-        """For another call on the same trace: begin() the hooks again in the traced graph.
-
-        True when their first before_run() asks only for what the step already returns
-        (then the trace is reused); False when the step must be traced again.
-        """
-        self._pending = False  # a before_run left over from the last call is void
-        context = _V1.train.SessionRunContext(_V1.train.SessionRunArgs(None), self.session)
+    def _register(self, fetches: Any) -> None:
+        """Gives each new leaf of `fetches` a key and a fetchable tensor of the trace."""
+        new = [f for f in tf.nest.flatten(fetches) if f is not None and self._key_of(f) is None]
+        if not new:
+            return
         with (
             self._graph.as_default(),
+            tf.control_dependencies(self.step_ops),
+            variables_resolvable_by_name(self._graph),
+        ):
+            for fetch in new:
+                if self._key_of(fetch) is None:
+                    key = f"hook_{len(self._tensors)}"
+                    self._tensors[key] = _as_fetchable(fetch, self._graph)
+                    self._keys[fetch_id(fetch)] = key
+
+    def fetch_tensors(self) -> dict[str, tf.Tensor]:
+        """Every tensor the hooks asked for so far, by step output key (for the loop's
+        `with_fetches`); empty when no hook fetches anything."""
+        return dict(self._tensors)
+
+    def restart(self) -> None:
+        """For another call on the same trace: begin() the hooks again in the traced graph."""
+        self._pending = False  # a before_run left over from the last call is void
+        with (
+            self._graph.as_default(),
+            tf.control_dependencies(self.step_ops),
             variables_resolvable_by_name(self._graph),
         ):
             for hook in self.hooks:
                 hook.begin()
-                args = _checked_args(hook, hook.before_run(context))
-                fetches = [] if args is None else tf.nest.flatten(args.fetches)
-                if any(f is not None and self._key_of(f) is None for f in fetches):
-                    return False
-        return True
 
     # -- run time ------------------------------------------------------------------
     @property
@@ -265,14 +246,14 @@ class HookRunner:
         self._requests = []
         for hook in self.hooks:
             args = _checked_args(hook, hook.before_run(self._context))
+            if args is not None and args.feed_dict:
+                raise NotImplementedError(
+                    f"{type(hook).__name__} feeds values (feed_dict); there are no "
+                    "placeholders in a Keras step, so feed_dict hooks are not supported."
+                )
             fetches = None if args is None else args.fetches
-            for fetch in tf.nest.flatten(fetches):
-                if fetch is not None and self._key_of(fetch) is None:
-                    raise ValueError(
-                        f"{type(hook).__name__} asked to fetch {fetch!r}, which it did not ask "
-                        "for on the first step. keras_estimator compiles hook fetches into the "
-                        "step once; expected a hook that fetches the same tensors each time."
-                    )
+            self._register(fetches)
+            self._register(internals.final_ops(hook))  # FinalOpsHook reads them in end()
             self._requests.append(fetches)
 
     def after_step(self, values: dict) -> bool:

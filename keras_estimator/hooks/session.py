@@ -40,7 +40,9 @@ class HookSession:
         if feed_dict:
             raise NotImplementedError(
                 "session.run(feed_dict=...) is not supported by keras_estimator's hook "
-                "session: there are no placeholders to feed in a Keras step."
+                "session: there are no placeholders to feed in a Keras step. Fix: fetch "
+                "without feed_dict, or compute the value in the model_fn. "
+                f"Received: feed_dict keys={[getattr(k, 'name', k) for k in feed_dict]}"
             )
         return tf.nest.map_structure(self._value, fetches)
 
@@ -65,5 +67,7 @@ class HookSession:
             return None
         raise ValueError(
             f"Hook session cannot run {fetch!r}: outside the training step only variables, "
-            "the global step and tensors the hook fetched through before_run() can be read."
+            "the global step and tensors the hook fetched through before_run() can be read. "
+            "Fix: request the tensor in before_run() (SessionRunArgs) and read it in "
+            f"after_run(). Received: fetch={getattr(fetch, 'name', fetch)!r}"
         )

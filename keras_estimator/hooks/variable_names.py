@@ -15,6 +15,8 @@ from typing import Any
 
 import tensorflow as tf
 
+from keras_estimator.seam.patching import patched
+
 _KEYS = tf.compat.v1.GraphKeys
 _READS_ATTR = "_keras_estimator_variable_reads"
 
@@ -49,8 +51,5 @@ def variables_resolvable_by_name(graph: tf.Graph) -> Iterator[None]:
                     reads[obj] = tf.identity(variable.read_value())
             return reads[obj]
 
-    graph.as_graph_element = as_graph_element  # this traced graph only, for this block
-    try:
+    with patched(graph, "as_graph_element", as_graph_element):  # this traced graph only
         yield
-    finally:
-        del graph.as_graph_element

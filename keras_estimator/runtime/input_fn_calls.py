@@ -80,7 +80,8 @@ def _from_recovered(result: Any, registry: dict) -> tf.data.Dataset | None:
         raise ValueError(
             "input_fn returned a mix of iterator.get_next() outputs and other values. "
             "Expected it to return iterator.get_next() (or its parts) unchanged, or the "
-            "dataset itself. Fix: move transformations into dataset.map(...)."
+            "dataset itself. Fix: move transformations into dataset.map(...). "
+            f"Received: input_fn()={result!r:.200}"
         )
     dataset = found[0][0]
     indices = [f[1] for f in found]
@@ -106,14 +107,18 @@ def _as_pair_dataset(result: Any, mode: str) -> tf.data.Dataset:
                 return result
             raise ValueError(
                 f"input_fn returned a Dataset whose elements are tuples of {len(spec)}; "
-                "expected (features, labels) or features alone."
+                "expected (features, labels) or features alone. Fix: fold extra parts into "
+                "the features dict, e.g. dataset.map(lambda x, y, w: ({**x, 'weight': w}, y)). "
+                f"Received: input_fn().element_spec={spec}"
             )
         return result.map(lambda features: (features,))
     if isinstance(result, (tuple, list)) and not isinstance(result, str):
         if len(result) != 2:
             raise ValueError(
                 f"input_fn returned a {type(result).__name__} of {len(result)} elements; "
-                "expected a tf.data.Dataset, or a (features, labels) tuple, or features."
+                "expected a tf.data.Dataset, or a (features, labels) tuple, or features. Fix: "
+                "return (features, labels), with extra tensors inside the features dict. "
+                f"Received: len(input_fn())={len(result)}"
             )
         features, labels = result
         _check_batch_sizes(features, labels)
@@ -122,9 +127,11 @@ def _as_pair_dataset(result: Any, mode: str) -> tf.data.Dataset:
         element = (result,)
     else:
         raise InputFnResultError(
-            f"input_fn returned {result!r} (type {type(result).__name__}); expected a "
+            f"input_fn returned {result!r:.200} (type {type(result).__name__}); expected a "
             "tf.data.Dataset of (features, labels), a Dataset of features, or a "
-            "(features, labels) tuple of tensors / dicts of tensors."
+            "(features, labels) tuple of tensors / dicts of tensors. Fix: build a Dataset from "
+            "the data, e.g. tf.data.Dataset.from_tensor_slices((features, labels)).batch(n). "
+            f"Received: type(input_fn())={type(result).__name__}"
         )
     dataset = tf.data.Dataset.from_tensors(element)
     if mode == ModeKeys.TRAIN:
@@ -148,8 +155,11 @@ def _check_batch_sizes(features: Any, labels: Any) -> None:
     all_sizes = set().union(*sizes.values()) if sizes else set()
     if len(all_sizes) > 1:
         raise ValueError(
-            f"features and labels returned by input_fn have different batch sizes: {sizes}. "
-            "Expected every tensor to have the same first (batch) dimension."
+            "features and labels returned by input_fn have different batch sizes. "
+            "Expected every tensor to have the same first (batch) dimension. Fix: slice or "
+            "batch features and labels together, e.g. "
+            "tf.data.Dataset.from_tensor_slices((features, labels)).batch(n). "
+            f"Received: batch sizes={sizes}"
         )
 
 
@@ -158,7 +168,12 @@ def call_input_fn(
 ) -> tf.data.Dataset:
     """Calls `input_fn` with the arguments it names; returns a (features, labels) dataset."""
     if not callable(input_fn):
-        raise TypeError(f"input_fn must be callable, given: {input_fn!r}")
+        raise TypeError(
+            f"input_fn must be callable, given: {input_fn!r}. Expected a function that returns a "
+            "tf.data.Dataset or (features, labels). Fix: pass the function itself, e.g. "
+            "train(input_fn=make_dataset), or wrap data in a lambda. "
+            f"Received: type(input_fn)={type(input_fn).__name__}"
+        )
     names = fn_args(input_fn)
     # Arguments with defaults are left alone, as tf.estimator did.
     unknown = [n for n in required_fn_args(input_fn) if n not in _INPUT_FN_ARGS]
@@ -166,7 +181,8 @@ def call_input_fn(
         raise TypeError(
             f"input_fn has arguments {unknown} that Estimator cannot supply. Expected only "
             f"names among {list(_INPUT_FN_ARGS)}. Fix: bind the others with "
-            "functools.partial or a lambda."
+            "functools.partial or a lambda, e.g. lambda: input_fn(batch_size=32). "
+            f"Received: input_fn arguments={names}"
         )
     kwargs: dict[str, Any] = {}
     if "mode" in names:
@@ -184,6 +200,6 @@ def call_input_fn(
     if result is None:
         raise InputFnResultError(
             "input_fn returned None; expected a tf.data.Dataset or a (features, labels) tuple. "
-            "Did it forget a `return`?"
+            "Fix: add the missing `return` statement to input_fn. Received: input_fn()=None"
         )
     return _as_pair_dataset(result, mode)

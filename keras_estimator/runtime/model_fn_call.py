@@ -28,11 +28,16 @@ def verify_model_fn_args(model_fn: Callable, params: Any) -> None:
     """tf.estimator's checks of a model_fn's signature against the Estimator's params."""
     args = set(fn_args(model_fn))
     if "features" not in args:
-        raise ValueError(f"model_fn ({model_fn}) must include features argument.")
+        raise ValueError(
+            f"model_fn ({model_fn}) must include features argument. Expected a signature like "
+            "model_fn(features, labels, mode, params, config), any subset that includes "
+            f"features. Received: model_fn arguments={sorted(args)}"
+        )
     if params is not None and "params" not in args:
         raise ValueError(
             f"model_fn ({model_fn}) does not include params argument, but params ({params}) "
-            "is passed to Estimator."
+            "is passed to Estimator. Fix: add a `params` argument to model_fn, or do not pass "
+            f"params=. Received: model_fn arguments={sorted(args)}"
         )
     if params is None and "params" in args:
         logger.warning(
@@ -42,7 +47,11 @@ def verify_model_fn_args(model_fn: Callable, params: Any) -> None:
         )
     unexpected = sorted(args - _VALID_MODEL_FN_ARGS)
     if unexpected:
-        raise ValueError(f"model_fn ({model_fn}) has following not expected args: {unexpected}")
+        raise ValueError(
+            f"model_fn ({model_fn}) has following not expected args: {unexpected}. Expected only "
+            f"{sorted(_VALID_MODEL_FN_ARGS)}. Fix: give the others defaults, or bind them with "
+            f"functools.partial / params. Received: model_fn arguments={sorted(args)}"
+        )
 
 
 class ModelFnCaller:
@@ -73,7 +82,11 @@ class ModelFnCaller:
         if "labels" in self._args:
             kwargs["labels"] = labels
         elif labels is not None:
-            raise ValueError("model_fn does not take labels, but input_fn returns labels.")
+            raise ValueError(
+                "model_fn does not take labels, but input_fn returns labels. Fix: add a "
+                "`labels` argument to model_fn, or return features only from input_fn. "
+                f"Received: model_fn arguments={sorted(self._args)}"
+            )
         if "mode" in self._args:
             kwargs["mode"] = mode
         if "params" in self._args:
@@ -85,8 +98,9 @@ class ModelFnCaller:
         logger.info("Done calling model_fn.")
         if not isinstance(result, EstimatorSpec):
             raise ValueError(
-                "model_fn should return an EstimatorSpec. "
-                f"Got {type(result).__name__}: {result!r:.200}"
+                "model_fn should return an EstimatorSpec. Fix: return "
+                "EstimatorSpec(mode, ...) in every mode of the model_fn. "
+                f"Received: type(model_fn(...))={type(result).__name__}, value {result!r:.200}"
             )
         check_scaffold(result.scaffold)
         if mode == ModeKeys.TRAIN:

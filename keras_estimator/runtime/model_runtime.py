@@ -56,6 +56,7 @@ class ModelRuntime:
         self.model: EstimatorModel | None = None
         self._loops: dict[Any, tuple] = {}
         self._writers: dict[str, tf.summary.SummaryWriter] = {}
+        self._started_at: int | None = None  # the global step the current train() began at
 
     def use_strategy(self, strategy: tf.distribute.Strategy, modes: frozenset) -> None:
         """Runs `modes` under `strategy` from now on (TPUEstimator's TPUStrategy)."""
@@ -113,8 +114,8 @@ class ModelRuntime:
         key = (mode, repr(dataset.element_spec), tuple(id(h) for h in hooks))
         with self._trace_dropped_on_failure(key):
             cached = self._loops.get(key)
-            if cached is not None and cached[2].active and not cached[2].restart():
-                cached = None  # the hooks now want tensors the trace does not return
+            if cached is not None:
+                cached[2].restart()  # begin() the hooks again, in the traced graph
             if cached is None:
                 store.checkpoint_initializers.clear()
                 cached = self._loops[key] = self._trace(mode, dataset, hooks, writer)
@@ -150,7 +151,8 @@ class ModelRuntime:
                 f"Checkpoints in {self.model_dir!r} kept disappearing while being read "
                 f"({_RESTORE_ATTEMPTS} attempts, the last {checkpoint!r}): another process "
                 "deletes them faster than they can be restored. Fix: pass checkpoint_path= "
-                "a checkpoint that stays, or raise that trainer's keep_checkpoint_max."
+                "a checkpoint that stays, or raise that trainer's keep_checkpoint_max. "
+                f"Received: model_dir={self.model_dir!r}"
             )
         restorer.raise_if_mismatched()
 
@@ -187,13 +189,11 @@ class ModelRuntime:
                 quiet_tf_warning("invoked without using `ClusterCoordinator.schedule`"),
             ):
                 strategy = self.strategy_for(mode)
-                step_fn, out_specs = model.make_step(mode, dataset.element_spec, strategy)
-                if mode == ModeKeys.PREDICT:
-                    loop = tf.function(step_fn, autograph=False)
-                    loop.get_concrete_function(dataset.element_spec)
-                else:
-                    loop = model.make_loop(step_fn, out_specs, strategy)
+                step_fn, traced = model.make_step(mode, dataset.element_spec, strategy)
+                loop = model.make_loop(step_fn, traced, mode, strategy)
+                if mode != ModeKeys.PREDICT:
                     loop.get_concrete_function(iterator_spec(dataset), tf.TensorSpec([], tf.int64))
+                runner.step_ops = loop.step_ops
         finally:
             model.hook_runner = None
         used.add("global_step")
@@ -216,13 +216,15 @@ class ModelRuntime:
             return
         model_dir = self.model_dir
         fresh = model_dir not in self._writers
+        self._started_at: int | None = None
         gfile = tf.io.gfile  # model_dir may be gs://, hdfs://, ram://
         existed = set(gfile.listdir(model_dir)) if gfile.isdir(model_dir) else None
         writer = self.summary_writer(model_dir)
         try:
             yield writer
         except BaseException:
-            if fresh:
+            ran = self._started_at is not None and self.global_step_value() != self._started_at
+            if fresh and not ran:
                 self._writers.pop(model_dir).close()
                 try:  # best effort: the error that got us here is the one to raise
                     for name in set(gfile.listdir(model_dir)) - (existed or set()):
@@ -233,6 +235,11 @@ class ModelRuntime:
                 except (OSError, tf.errors.OpError):
                     logger.warning("Could not remove the event file made for a failed call.")
             raise
+
+    def training_starts_at(self, step: int) -> None:
+        """Inside `summaries_for`: training starts at global step `step`. Once a step has
+        run, a failure no longer removes the event file (it holds that run's summaries)."""
+        self._started_at = step
 
     def summary_writer(self, directory: str) -> tf.summary.SummaryWriter:
         """One event-file writer per directory for this Estimator (kept open)."""

@@ -26,7 +26,7 @@ def split_examples(predictions: Any, yield_single_examples: bool) -> Iterator[An
         raise ValueError(
             "Prediction is a scalar, which has no batch dimension to split; expected "
             "predictions of shape [batch_size, ...]. Fix: pass yield_single_examples=False, "
-            "or return batched predictions."
+            f"or return batched predictions. Received: predictions.shape={value.shape}"
         )
     yield from value
 
@@ -35,12 +35,17 @@ def select_keys(predictions: Any, predict_keys: list[str] | None) -> Any:
     if not predict_keys:
         return predictions
     if not isinstance(predictions, dict):
-        raise ValueError("predict_keys argument is not valid in case of non-dict predictions.")
+        raise ValueError(
+            "predict_keys argument is not valid in case of non-dict predictions. Fix: drop "
+            "predict_keys, or return a dict of predictions from the model_fn. "
+            f"Received: predict_keys={predict_keys!r}"
+        )
     selected = {k: v for k, v in predictions.items() if k in predict_keys}
     if not selected:
         raise ValueError(
             f"Expected to run at least one output from {list(predictions)}, "
-            f"provided {predict_keys}."
+            f"provided {predict_keys}. Fix: pass predict_keys among those keys. "
+            f"Received: predict_keys={predict_keys!r}"
         )
     return selected
 
@@ -52,12 +57,15 @@ def batch_length(values: dict[str, np.ndarray]) -> int:
             raise ValueError(
                 f"Prediction {key!r} is a scalar, which has no batch dimension to split; "
                 "expected predictions of shape [batch_size, ...]. Fix: pass "
-                "yield_single_examples=False, or return batched predictions."
+                "yield_single_examples=False, or return batched predictions. "
+                f"Received: predictions[{key!r}].shape={value.shape}"
             )
         length = value.shape[0] if length is None else length
         if value.shape[0] != length:
             raise ValueError(
                 "Batch length of predictions should be same. "
-                f"{key} has different batch length than others."
+                f"{key} has different batch length than others. Fix: return predictions that "
+                "all have the batch dimension first, or pass yield_single_examples=False. "
+                f"Received: predictions[{key!r}].shape={value.shape}, batch length {length}"
             )
     return length or 0

@@ -49,7 +49,8 @@ def _check_receiver(receiver: Any) -> None:
             "serving_input_receiver_fn must return a ServingInputReceiver or "
             f"TensorServingInputReceiver (keras_estimator.export), given: {receiver!r:.200}. "
             "Fix: return ServingInputReceiver(features, receiver_tensors), or use "
-            "build_raw_serving_input_receiver_fn / build_parsing_serving_input_receiver_fn."
+            "build_raw_serving_input_receiver_fn / build_parsing_serving_input_receiver_fn. "
+            f"Received: type(serving_input_receiver_fn())={type(receiver).__name__}"
         )
 
 
@@ -136,8 +137,9 @@ def _refresh_fingerprint(path: str) -> None:
 def _check_assets_extra(assets_extra: Any) -> None:
     if assets_extra and not isinstance(assets_extra, dict):
         raise TypeError(
-            f"assets_extra must be a dict of destination path to source file, given: "
-            f"{assets_extra!r}"
+            "assets_extra must be a dict of destination path to source file, but it is not. "
+            "Fix: e.g. assets_extra={'vocab.txt': '/path/to/vocab.txt'}. "
+            f"Received: assets_extra={assets_extra!r}"
         )
 
 
@@ -163,13 +165,15 @@ def write_saved_model(
     `export_saved_model` did; returns the path."""
     if mode != ModeKeys.PREDICT:
         raise NotImplementedError(
-            f"export_saved_model(experimental_mode={mode!r}) is not supported; "
-            "keras_estimator exports the PREDICT graph for serving (experimental_mode="
-            "ModeKeys.PREDICT)."
+            "export_saved_model exports only the PREDICT graph, for serving; other "
+            "experimental_modes are not supported. Fix: pass experimental_mode=ModeKeys.PREDICT "
+            f"(the default). Received: experimental_mode={mode!r}"
         )
     if not callable(serving_input_receiver_fn):
         raise TypeError(
-            f"serving_input_receiver_fn must be callable, given: {serving_input_receiver_fn!r}"
+            "serving_input_receiver_fn must be callable, but it is not. Fix: pass a function "
+            "returning a ServingInputReceiver, e.g. build_raw_serving_input_receiver_fn(...). "
+            f"Received: serving_input_receiver_fn={serving_input_receiver_fn!r}"
         )
     _check_assets_extra(assets_extra)
     checkpoint = checkpoint_path or runtime.latest_checkpoint()
@@ -178,7 +182,11 @@ def write_saved_model(
         # As tf.estimator: an untrained, warm-started Estimator exports the warm-start weights.
         checkpoint = warm_start_checkpoint(warm_start_settings.ckpt_to_initialize_from)
     if not checkpoint:
-        raise ValueError(f"Couldn't find trained model at {runtime.model_dir}.")
+        raise ValueError(
+            f"Couldn't find trained model at {runtime.model_dir}. Expected a checkpoint there "
+            "or at checkpoint_path. Fix: call train() first, or pass checkpoint_path=. "
+            f"Received: model_dir={runtime.model_dir!r}, checkpoint_path={checkpoint_path!r}"
+        )
     if tf.io.gfile.isdir(checkpoint):
         checkpoint = ckpt_lib.latest_checkpoint(checkpoint) or checkpoint
     model = runtime.build_model()  # a fresh store: the runtime's own stays as it is
@@ -200,7 +208,9 @@ def write_saved_model(
     if not functions:
         raise ValueError(
             "No signature could be exported for this receiver and these export_outputs: "
-            f"{excluded}. Expected at least one servable signature, e.g. a PredictOutput."
+            f"{excluded}. Expected at least one servable signature, e.g. a PredictOutput. Fix: "
+            "add a PredictOutput to export_outputs, or make the receiver tensors match an "
+            f"output. Received: export_outputs keys={sorted(trace.spec.export_outputs or {})}"
         )
     restorer = ckpt_lib.CheckpointRestorer(checkpoint)
     store = model.store

@@ -12,7 +12,7 @@ import numpy as np
 import tensorflow as tf
 
 from keras_estimator.checkpoint import checkpoint_files as ckpt_lib
-from keras_estimator.engine.model import HOOKS_KEY
+from keras_estimator.engine.output_keys import HOOKS_KEY
 from keras_estimator.engine.summaries import write_scalars
 from keras_estimator.hooks.keras_callbacks import KerasCallbacks
 from keras_estimator.hooks.runner import HookRunner
@@ -82,7 +82,8 @@ def make_saver(
         raise NotImplementedError(
             f"{len(runner.saver_hooks)} CheckpointSaverHooks were given; keras_estimator saves "
             "through one. Expected at most one CheckpointSaverHook among hooks, "
-            "training_hooks and training_chief_hooks; merge their listeners into one."
+            "training_hooks and training_chief_hooks. Fix: merge their listeners into one. "
+            f"Received: {len(runner.saver_hooks)} CheckpointSaverHooks"
         )
     keep_max, keep_hours = config.keep_checkpoint_max, config.keep_checkpoint_every_n_hours
     user_saver = scaffold_saver
@@ -100,7 +101,10 @@ def make_saver(
             raise ValueError(
                 "There should be a CheckpointSaverHook to use saving_listeners. Please set "
                 "one of the RunConfig.save_checkpoints_steps or "
-                "RunConfig.save_checkpoints_secs."
+                "RunConfig.save_checkpoints_secs. "
+                f"Received: saving_listeners={listeners!r}, save_checkpoints_steps="
+                f"{config.save_checkpoints_steps!r}, save_checkpoints_secs="
+                f"{config.save_checkpoints_secs!r}"
             )
         return None  # tf.estimator added no checkpoint saver when both were None (or 0)
     if isinstance(user_saver, tf.compat.v1.train.Saver):
@@ -166,7 +170,9 @@ def run_training(
         if callbacks.active:
             chunk = 1  # callbacks see every step, as in fit()
             callbacks.batch_begin(step)
-        ran, logs = loop(iterator, tf.constant(chunk, tf.int64))
+        fetches = runner.fetch_tensors() if fetch_step else None
+        step_loop = loop.with_fetches(fetches) if fetches else loop
+        ran, logs = step_loop(iterator, tf.constant(chunk, tf.int64))
         ran = int(ran)
         if ran:
             loss = float(logs["loss"])

@@ -45,7 +45,8 @@ except ImportError as exc:  # pragma: no cover - only on an unsupported TF / Ker
     raise ImportError(
         f"keras_estimator cannot run on {_versions()}: an internal module it relies on is "
         f"missing ({exc}). Expected a TensorFlow / Keras within the range pyproject.toml "
-        "pins. Fix: pip install the versions keras_estimator declares."
+        "pins. Fix: pip install the versions keras_estimator declares. "
+        f"Received: tensorflow=={tf.__version__}, keras=={keras.__version__}"
     ) from exc
 
 _V1 = tf.compat.v1
@@ -81,6 +82,10 @@ def _expectations() -> list[tuple[str, bool]]:
          and hasattr(_dataset_ops.DatasetV1, "make_initializable_iterator")),
         ("wrap_function.WrappedFunction.prune",
          hasattr(_wrap_function.WrappedFunction, "prune")),
+        ("FuncGraph.deferred_external_captures / deferred_internal_captures",
+         hasattr(tf.Graph, "get_operations")
+         and {"deferred_external_captures", "deferred_internal_captures"}
+         <= set(dir(type(tf.function(lambda: 0).get_concrete_function().graph)))),
         ("resource_variable_ops.ResourceVariable",
          isinstance(getattr(_resource_variable_ops, "ResourceVariable", None), type)),
         ("summary_ops_v2._ResourceSummaryWriter",
@@ -121,7 +126,8 @@ if _missing:  # pragma: no cover - only on an unsupported TF / Keras
     raise ImportError(
         f"keras_estimator cannot run on {_versions()}: these TensorFlow / Keras internals "
         f"moved or were removed: {', '.join(_missing)}. Expected a TensorFlow / Keras within "
-        "the range pyproject.toml pins. Fix: pip install the versions keras_estimator declares."
+        "the range pyproject.toml pins. Fix: pip install the versions keras_estimator declares. "
+        f"Received: tensorflow=={tf.__version__}, keras=={keras.__version__}"
     )
 
 # -- variables ------------------------------------------------------------------------------
@@ -143,6 +149,20 @@ def graph_pruner(graph: tf.Graph) -> Any:
     """A wrapper of a traced graph whose `.prune(feeds, fetches)` gives a function running
     only what `fetches` need: TF1's `session.run(fetches, feed_dict)` semantics."""
     return _wrap_function.WrappedFunction(graph, variable_holder=None)
+
+
+def prune_graph(graph: Any, num_args: int, fetches: Any) -> Callable[..., Any]:
+    """`fetches` of a traced function's graph, as a function of its first `num_args`
+    (flat) inputs: only what they need runs. Values the graph captures at call time (a
+    strategy's collective keys) are taken at each call, as the traced function does."""
+    call_time = list(graph.deferred_external_captures)
+    feeds = list(graph.inputs[:num_args]) + list(graph.deferred_internal_captures)
+    function = graph_pruner(graph).prune(feeds=feeds, fetches=fetches)
+
+    def run(*flat_args: Any) -> Any:
+        return function(*flat_args, *tf.nest.flatten([value() for value in call_time]))
+
+    return run
 
 
 @contextlib.contextmanager

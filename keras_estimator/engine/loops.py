@@ -1,0 +1,224 @@
+"""The compiled loops around a traced step, and the same loops also returning hook fetches.
+
+Every loop is called as `loop(iterator, num_steps) -> (steps_run, last_outputs)` (PREDICT:
+`loop(batch) -> (predictions, hook_values)`). `loop.with_fetches({key: tensor})` gives the
+loop whose step also returns those tensors of the traced graph under HOOKS_KEY: it is
+pruned from the same trace (TF1's `session.run(fetches)`), so asking for a new fetch never
+traces the model_fn again and never calls the user's hooks an extra time. Every stateful op
+of the step still runs: the step's control outputs are fetched too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import tensorflow as tf
+
+from keras_estimator.engine.output_keys import GLOBAL_STEP_KEY, HOOKS_KEY
+from keras_estimator.seam import internals
+
+
+def output_specs(outputs: Any) -> Any:
+    return tf.nest.map_structure(lambda t: tf.TensorSpec(t.shape, t.dtype), outputs)
+
+
+def zeros(spec: tf.TensorSpec) -> tf.Tensor:
+    return tf.zeros([0 if d is None else d for d in spec.shape.as_list()], spec.dtype)
+
+
+class TracedStep:
+    """One traced step function: `fn(*args)` runs it as traced.
+
+    `graph` is the trace's graph, `outputs` and `ops` what `fn` returns and runs
+    (`ops`: the control outputs that must run), `num_args` how many of the graph's inputs
+    are arguments (the rest are captures). `with_fetches(extra)` returns a function of the
+    same arguments giving `(outputs, extra values)`.
+    """
+
+    def __init__(self, fn: Callable, graph: tf.Graph, outputs: Any, ops: list, num_args: int):
+        self.fn, self.graph, self.outputs, self.ops = fn, graph, outputs, ops
+        self.num_args = num_args
+        self.specs = output_specs(outputs)
+        self._pruned: dict[tuple, Callable] = {}
+
+    @classmethod
+    def of(cls, concrete: Any, fn: Callable | None = None) -> TracedStep:
+        """The step of a traced `tf.function`'s concrete function (run as `fn`, if given)."""
+        num_args = len(concrete.inputs) - len(concrete.captured_inputs)
+        ops = list(concrete.graph.control_outputs)
+        return cls(fn or concrete, concrete.graph, concrete.structured_outputs, ops, num_args)
+
+    def with_fetches(self, extra: dict[str, tf.Tensor]) -> Callable:
+        key = tuple(sorted((name, id(t)) for name, t in extra.items()))
+        pruned = self._pruned.get(key)
+        if pruned is None:
+            fetches = (self.outputs, dict(extra), self.ops)
+            pruned = self._pruned[key] = internals.prune_graph(self.graph, self.num_args, fetches)
+
+        def run(*args: Any) -> tuple[Any, dict]:
+            outputs, values, _ = pruned(*tf.nest.flatten(args, expand_composites=True))
+            return outputs, values
+
+        return run
+
+
+def _with_hook_values(outputs: dict, values: dict) -> dict:
+    return dict(outputs, **{HOOKS_KEY: values}) if values else dict(outputs)
+
+
+class ChunkedLoop:
+    """Up to `num_steps` steps per call in one tf.function, until the iterator ends."""
+
+    def __init__(self, step_fn: Callable, specs: Any, step: TracedStep | None = None) -> None:
+        self._step = step
+        self._specs = specs
+        self._fetching: dict[tuple, ChunkedLoop] = {}
+
+        def loop(iterator: Any, num_steps: tf.Tensor) -> tuple[tf.Tensor, Any]:
+            def cond(i, exhausted, outputs):
+                return tf.logical_and(i < num_steps, tf.logical_not(exhausted))
+
+            def body(i, exhausted, outputs):
+                nxt = iterator.get_next_as_optional()
+                has = nxt.has_value()
+                new_outputs = tf.cond(has, lambda: step_fn(nxt.get_value()), lambda: outputs)
+                return i + tf.cast(has, tf.int64), tf.logical_not(has), new_outputs
+
+            init = tf.nest.map_structure(zeros, specs)
+            invariants = tf.nest.map_structure(lambda s: tf.TensorShape(None), specs)
+            i, _, outputs = tf.while_loop(
+                cond,
+                body,
+                (tf.constant(0, tf.int64), tf.constant(False), init),
+                shape_invariants=(tf.TensorShape([]), tf.TensorShape([]), invariants),
+            )
+            return i, outputs
+
+        self._loop = tf.function(loop, autograph=False)
+
+    def get_concrete_function(self, *specs: Any) -> Any:
+        return self._loop.get_concrete_function(*specs)
+
+    @property
+    def step_ops(self) -> list:
+        """The stateful ops one step runs (what a hook's later fetch must follow)."""
+        return self._step.ops if self._step is not None else []
+
+    def __call__(self, iterator: Any, num_steps: tf.Tensor) -> tuple[tf.Tensor, Any]:
+        return self._loop(iterator, num_steps)
+
+    def with_fetches(self, extra: dict[str, tf.Tensor]) -> ChunkedLoop:
+        key = tuple(sorted((name, id(t)) for name, t in extra.items()))
+        loop = self._fetching.get(key)
+        if loop is None:
+            run = self._step.with_fetches(extra)
+
+            def step_fn(data: Any) -> dict:
+                return _with_hook_values(*run(data))
+
+            specs = dict(self._specs, **{HOOKS_KEY: output_specs(extra)})
+            loop = self._fetching[key] = ChunkedLoop(step_fn, specs)
+        return loop
+
+
+class DistributedLoop:
+    """The loop under a strategy: several steps per call, each on `next(iterator)`.
+
+    (A strategy's step inside the chunked loop's `tf.cond` does not run: its replica
+    threads capture tensors across the branch; a plain while loop over `next()` does.)
+    When the input ends inside a call, the iterator's OutOfRangeError ends it: the steps
+    before it have run, their number is read from the global step, and the outputs are
+    the last ones known with that global step. Same interface as the chunked loop.
+    """
+
+    def __init__(self, step_fn: Callable, global_step: tf.Variable, one_per_call: bool) -> None:
+        self._global_step = global_step
+        self._one_per_call = one_per_call  # multi-worker: several per call hung collectives
+        self._one_concrete: Any = None
+        self._step: TracedStep | None = None
+        self._specs: Any = None
+        self._last: Any = None
+        self._fetching: dict[tuple, DistributedLoop] = {}
+        self._one = tf.function(lambda iterator: step_fn(next(iterator)), autograph=False)
+        self._many = tf.function(self._run_many, autograph=False)
+
+    def _run_many(self, iterator: Any, num_steps: tf.Tensor) -> Any:
+        def body(i: tf.Tensor, outputs: Any) -> tuple[tf.Tensor, Any]:
+            # The one-step trace, called: the model_fn (and its hooks) is traced only once.
+            return i + 1, self._one_concrete(iterator)
+
+        init = tf.nest.map_structure(zeros, self._specs)
+        invariants = tf.nest.map_structure(lambda s: tf.TensorShape(None), self._specs)
+        _, outputs = tf.while_loop(
+            lambda i, outputs: i < num_steps,
+            body,
+            (tf.constant(0, tf.int64), init),
+            shape_invariants=(tf.TensorShape([]), invariants),
+        )
+        return outputs
+
+    def get_concrete_function(self, iterator_spec: Any, steps_spec: Any) -> Any:
+        concrete = self._one_concrete = self._one.get_concrete_function(iterator_spec)
+        self._step = TracedStep.of(concrete)
+        self._specs = self._step.specs
+        self._many.get_concrete_function(iterator_spec, steps_spec)
+        return concrete
+
+    def __call__(self, iterator: Any, num_steps: tf.Tensor) -> tuple[tf.Tensor, Any]:
+        steps = int(num_steps)  # >= 1: the training loop never asks for none
+        before = int(self._global_step.numpy())
+        try:
+            if steps > 1 and not self._one_per_call:
+                outputs = self._many(iterator, tf.constant(steps, tf.int64))
+            else:
+                for _ in range(steps):
+                    outputs = self._one(iterator)
+        except (tf.errors.OutOfRangeError, StopIteration):
+            ran = int(self._global_step.numpy()) - before
+            last = self._last or tf.nest.map_structure(zeros, self._specs)
+            return tf.constant(ran, tf.int64), dict(
+                last, **{GLOBAL_STEP_KEY: self._global_step.read_value()}
+            )
+        self._last = outputs
+        return tf.constant(steps, tf.int64), outputs
+
+    @property
+    def step_ops(self) -> list:
+        return self._step.ops if self._step is not None else []
+
+    def with_fetches(self, extra: dict[str, tf.Tensor]) -> DistributedLoop:
+        """One step per call, also returning `extra` (replica tensors of the one-step trace)."""
+        key = tuple(sorted((name, id(t)) for name, t in extra.items()))
+        loop = self._fetching.get(key)
+        if loop is None:
+            run = self._step.with_fetches(extra)
+            loop = DistributedLoop.__new__(DistributedLoop)
+            loop._global_step, loop._one_per_call = self._global_step, True
+            loop._specs = dict(self._specs, **{HOOKS_KEY: output_specs(extra)})
+            loop._last, loop._fetching, loop._step = None, {}, None
+            loop._one = lambda iterator: _with_hook_values(*run(iterator))
+            self._fetching[key] = loop
+        return loop
+
+
+class PredictStep:
+    """PREDICT: `step(batch) -> (predictions, hook values)`, pruned to what they need."""
+
+    def __init__(self, step: TracedStep) -> None:
+        self._step = step
+        self._run = step.with_fetches({})
+        self._fetching: dict[tuple, Callable] = {}
+
+    def __call__(self, batch: Any) -> tuple[Any, dict]:
+        return self._run(batch)
+
+    @property
+    def step_ops(self) -> list:
+        return self._step.ops
+
+    def with_fetches(self, extra: dict[str, tf.Tensor]) -> Callable:
+        key = tuple(sorted((name, id(t)) for name, t in extra.items()))
+        if key not in self._fetching:
+            self._fetching[key] = self._step.with_fetches(extra)
+        return self._fetching[key]
