@@ -89,7 +89,8 @@ def latest_checkpoint(model_dir: str) -> str | None:
         f"{newest!r}, whose files are missing. "
         + (f"Complete checkpoints it lists: {complete}. " if complete else "")
         + "Fix: pass checkpoint_path= a complete checkpoint to evaluate/predict, or edit "
-        "(or delete, to start over) the state file so that it names an existing checkpoint."
+        "(or delete, to start over) the state file so that it names an existing checkpoint. "
+        f"Received: model_checkpoint_path={newest!r}"
     )
 
 
@@ -125,7 +126,8 @@ def open_reader(path: str) -> Any:
         message = (
             f"Could not read checkpoint {path!r}: {exc}. Expected a complete checkpoint "
             "(its .index and .data files). Fix: pass checkpoint_path= an older, complete "
-            "checkpoint, or remove the broken one from the checkpoint state file."
+            "checkpoint, or remove the broken one from the checkpoint state file. "
+            f"Received: checkpoint_path={path!r}"
         )
         if isinstance(exc, tf.errors.OpError):
             raise _read_error(type(exc))(message, exc.error_code) from exc
@@ -162,7 +164,7 @@ class CheckpointRestorer:
                 f"Could not read variable {name!r} from checkpoint {self.path!r}: "
                 f"{type(exc).__name__}: {exc}. Its .data file is damaged or truncated. Fix: "
                 "pass checkpoint_path= an older, complete checkpoint, or remove this one from "
-                "the checkpoint state file."
+                f"the checkpoint state file. Received: checkpoint_path={self.path!r}"
             ) from exc
         variable.assign(value)
 
@@ -181,8 +183,10 @@ class CheckpointRestorer:
             lines.append(f"different shape or dtype: {self.misshaped}")
         raise CheckpointMismatchError(
             f"The checkpoint {self.path!r} does not match the variables the model_fn creates "
-            f"({'; '.join(lines)}). It was probably written by a different model. Fix: use a "
-            "new model_dir, or restore the model_fn that wrote this checkpoint."
+            f"({'; '.join(lines)}). It was probably written by a different model. Expected "
+            "the checkpoint to hold every variable with the same shape and dtype. Fix: use a "
+            "new model_dir, or restore the model_fn that wrote this checkpoint. "
+            f"Received: checkpoint_path={self.path!r}"
         )
 
 
@@ -247,5 +251,5 @@ class CheckpointWriter:
                 f"Could not write the checkpoint for step {step} to {self.model_dir!r}: "
                 f"{type(exc).__name__}: {getattr(exc, 'message', exc)}. {kept}Fix the cause "
                 "(disk space, permissions, quota) and call train() again: it resumes from the "
-                "latest complete checkpoint."
+                f"latest complete checkpoint. Received: model_dir={self.model_dir!r}"
             ) from exc

@@ -28,8 +28,9 @@ def recording_checkpoint_initializers(records: list) -> contextlib.AbstractConte
         if slice_spec:
             raise NotImplementedError(
                 f"init_from_checkpoint into a partitioned variable ({variable.name}) is not "
-                "supported by keras_estimator. Expected unpartitioned variables; create them "
-                "without a partitioner."
+                "supported by keras_estimator. Expected unpartitioned variables. Fix: create "
+                "them without a partitioner. "
+                f"Received: variable={variable.name!r}, slice_spec={slice_spec!r}"
             )
         records.append((variable, ckpt_file, tensor_name))
 

@@ -90,7 +90,8 @@ class VocabInfo(
         if axis != 0 and axis != 1:
             raise ValueError(
                 "The only supported values for the axis argument are 0 "
-                f"and 1.  Provided axis: {axis}"
+                f"and 1.  Provided axis: {axis}. Fix: axis=0 for a vocabulary along the rows "
+                f"(embeddings), axis=1 along the columns. Received: axis={axis!r}"
             )
         return super().__new__(
             cls,
@@ -145,14 +146,19 @@ class WarmStartSettings(
         var_name_to_prev_var_name: Mapping[str, str] | None = None,
     ) -> WarmStartSettings:
         if not ckpt_to_initialize_from:
-            raise ValueError("`ckpt_to_initialize_from` MUST be set in WarmStartSettings")
+            raise ValueError(
+                "`ckpt_to_initialize_from` MUST be set in WarmStartSettings. Fix: pass a "
+                "checkpoint prefix, a model_dir or a SavedModel directory. "
+                f"Received: ckpt_to_initialize_from={ckpt_to_initialize_from!r}"
+            )
         for name, info in (var_name_to_vocab_info or {}).items():
             if not all(hasattr(info, f) for f in ("new_vocab", "new_vocab_size", "old_vocab")):
                 raise TypeError(
                     f"var_name_to_vocab_info[{name!r}] must be a VocabInfo (ours or "
                     f"tf.compat.v1.train.VocabInfo), given "
-                    f"{info!r} (type {type(info).__name__}). Fix: VocabInfo(new_vocab=..., "
-                    "new_vocab_size=..., num_oov_buckets=..., old_vocab=...)."
+                    f"{info!r}. Fix: VocabInfo(new_vocab=..., new_vocab_size=..., "
+                    "num_oov_buckets=..., old_vocab=...). "
+                    f"Received: type(var_name_to_vocab_info[{name!r}])={type(info).__name__}"
                 )
         return super().__new__(
             cls,
@@ -200,7 +206,9 @@ def resolve_warm_start(
         return WarmStartSettings(path)
     raise ValueError(
         "warm_start_from must be a string or a WarmStartSettings, "
-        f"instead got {type(warm_start_from)}"
+        f"instead got {type(warm_start_from)}. Fix: pass a checkpoint path, a model_dir, a "
+        "SavedModel directory or WarmStartSettings(...). "
+        f"Received: warm_start_from={warm_start_from!r}"
     )
 
 
@@ -239,14 +247,17 @@ def warm_start_checkpoint(ckpt_to_initialize_from: str | bytes | os.PathLike) ->
         raise WarmStartCheckpointNotFoundError(
             f"Couldn't find 'checkpoint' file or checkpoints in given directory {path}. "
             "Expected a directory a model was trained in, a SavedModel directory, or a "
-            "checkpoint prefix such as model_dir/model.ckpt-1000."
+            "checkpoint prefix such as model_dir/model.ckpt-1000. Fix: point "
+            "ckpt_to_initialize_from at one of those. "
+            f"Received: ckpt_to_initialize_from={path!r}"
         )
     if tf.io.gfile.exists(path + ".index"):
         return path
     raise WarmStartCheckpointNotFoundError(
         f"No checkpoint to warm-start from at {path!r}: there is no {path}.index. "
         "Expected a checkpoint prefix such as model_dir/model.ckpt-1000 (without "
-        "'.index'), a directory a model was trained in, or a SavedModel directory."
+        "'.index'), a directory a model was trained in, or a SavedModel directory. Fix: point "
+        f"ckpt_to_initialize_from at one of those. Received: ckpt_to_initialize_from={path!r}"
     )
 
 
@@ -264,7 +275,9 @@ def _select(
     if not isinstance(vars_to_warm_start, list):
         raise ValueError(
             "`vars_to_warm_start must be a `list` or `str`.  Given type is "
-            f"{type(vars_to_warm_start)}"
+            f"{type(vars_to_warm_start)}. Fix: pass a regex string such as '.*', a list of "
+            "regex strings, or a list of Variables. "
+            f"Received: vars_to_warm_start={vars_to_warm_start!r}"
         )
     if all(isinstance(v, str) for v in vars_to_warm_start):
         patterns = [re.compile(v) for v in vars_to_warm_start]
@@ -275,13 +288,16 @@ def _select(
         if unknown:
             raise ValueError(
                 f"vars_to_warm_start lists variables the model_fn did not create: {unknown}. "
-                "Expected variables of this model, or their names as regex strings."
+                "Expected variables of this model, or their names as regex strings. Fix: "
+                "list names (regex strings) instead of Variables from another graph. "
+                f"Received: vars_to_warm_start={[v.name for v in vars_to_warm_start]}"
             )
         wanted = {id(v) for v in vars_to_warm_start}
         return [n for n, v in variables.items() if id(v) in wanted]
     raise ValueError(
         "If `vars_to_warm_start` is a list, it must be all `Variable` or all `str`.  "
-        f"Given types are {[type(v) for v in vars_to_warm_start]}"
+        f"Given types are {[type(v) for v in vars_to_warm_start]}. Fix: use names (regex "
+        f"strings) only. Received: vars_to_warm_start={vars_to_warm_start!r}"
     )
 
 
@@ -348,7 +364,8 @@ def warm_start(
             raise ValueError(
                 f"You provided the following variables in {label} that were not used: "
                 f"{unused}.  Perhaps you misspelled them?  Here is the list of viable "
-                f"variable names: {names}"
+                f"variable names: {names}. Fix: use names from that list (and covered by "
+                f"vars_to_warm_start). Received: {label} keys {sorted(unused)}"
             )
     names = [n for n in names if selection or n in vocab_infos]
 
@@ -362,7 +379,10 @@ def warm_start(
             raise ValueError(
                 "Attempting to warm-start from an object-based checkpoint, but found "
                 "that the checkpoint did not contain values for all variables. The "
-                f"following variables were missing: {missing}"
+                f"following variables were missing: {missing}. Fix: narrow "
+                "vars_to_warm_start to variables the checkpoint holds, or map names with "
+                "var_name_to_prev_var_name. "
+                f"Received: ckpt_to_initialize_from={settings.ckpt_to_initialize_from!r}"
             )
         renames = {n: object_keys[n] for n in names}
 
@@ -403,7 +423,8 @@ def warm_start(
         raise ValueError(
             f"Cannot warm-start from {path}: " + "; ".join(problems) + ". Nothing was "
             "warm-started. Fix: map renamed variables with var_name_to_prev_var_name, narrow "
-            "vars_to_warm_start, or give VocabInfo for vocabularies that changed."
+            "vars_to_warm_start, or give VocabInfo for vocabularies that changed. "
+            f"Received: ckpt_to_initialize_from={path!r}"
         )
 
     for plan in plans:

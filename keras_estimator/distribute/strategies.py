@@ -36,13 +36,16 @@ def strategy_of(config: Any) -> tuple[tf.distribute.Strategy | None, frozenset[s
         if strategy is not None and not isinstance(strategy, tf.distribute.Strategy):
             raise ValueError(
                 f"RunConfig {name} must be a tf.distribute.Strategy, given: {strategy!r}. "
-                "Fix: pass e.g. tf.distribute.MirroredStrategy()."
+                "Fix: pass e.g. tf.distribute.MirroredStrategy(). "
+                f"Received: type({name})={type(strategy).__name__}"
             )
     if train is not None and evaluate is not None and train is not evaluate:
         raise NotImplementedError(
             "RunConfig train_distribute and eval_distribute are different strategies; "
             "keras_estimator keeps one set of variables under one strategy. Expected the "
-            "same strategy object for both (or eval_distribute=None)."
+            "same strategy object for both. Fix: pass the same object, or eval_distribute=None. "
+            f"Received: train_distribute={type(train).__name__}, "
+            f"eval_distribute={type(evaluate).__name__}"
         )
     if (
         train is not None
@@ -53,7 +56,8 @@ def strategy_of(config: Any) -> tuple[tf.distribute.Strategy | None, frozenset[s
             f"TF_CONFIG names ps tasks, but RunConfig train_distribute is a "
             f"{type(train).__name__}, which does not use parameter servers. Expected "
             "train_distribute=None (keras_estimator then uses ParameterServerStrategy) or a "
-            "tf.distribute.experimental.ParameterServerStrategy; or drop the ps tasks."
+            "tf.distribute.experimental.ParameterServerStrategy. Fix: use one of those, or drop "
+            f"the ps tasks from TF_CONFIG. Received: train_distribute={type(train).__name__}"
         )
     if train is None and parameter_servers.has_parameter_servers(config):
         if config.task_type not in (TaskType.CHIEF, TaskType.MASTER):

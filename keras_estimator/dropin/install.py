@@ -152,7 +152,8 @@ class _LegacyModuleGuard(importlib.abc.MetaPathFinder):
             raise ModuleNotFoundError(
                 f"No module named {fullname!r}: keras_estimator.install() provides the "
                 "tf.estimator modules legacy code imported most (see `keras-estimator check`), "
-                "not this one. Fix: import the class from tf.estimator / keras_estimator.",
+                "not this one. Fix: import the class from tf.estimator / keras_estimator. "
+                f"Received: import {fullname}",
                 name=fullname,
             )
         return None

@@ -23,26 +23,37 @@ def check_shuffle(shuffle: Any) -> None:
     if not isinstance(shuffle, bool):
         raise ValueError(
             "shuffle must be provided and explicitly set as boolean "
-            f"(it is recommended to set it as True for training); got {shuffle}"
+            f"(it is recommended to set it as True for training); got {shuffle}. Fix: pass "
+            "shuffle=True for training, shuffle=False for evaluation and prediction. "
+            f"Received: shuffle={shuffle!r}"
         )
 
 
 def check_batching(batch_size: Any, num_epochs: Any) -> None:
     """Rejects a batch size or epoch count that tf.data would misread (repeat(-1) is endless)."""
     if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)):
-        raise TypeError(f"batch_size must be a positive integer; got {batch_size!r}")
+        raise TypeError(
+            f"batch_size must be a positive integer; got {batch_size!r}. Fix: pass "
+            f"batch_size=N with N >= 1. Received: type(batch_size)={type(batch_size).__name__}"
+        )
     if batch_size < 1:
-        raise ValueError(f"batch_size must be a positive integer; got {batch_size}")
+        raise ValueError(
+            f"batch_size must be a positive integer; got {batch_size}. Fix: pass batch_size=N "
+            f"with N >= 1. Received: batch_size={batch_size!r}"
+        )
     if num_epochs is None:
         return
     if isinstance(num_epochs, bool) or not isinstance(num_epochs, (int, np.integer)):
         raise TypeError(
             f"num_epochs must be None (repeat forever) or a non-negative integer; "
-            f"got {num_epochs!r}"
+            f"got {num_epochs!r}. Fix: pass num_epochs=N (an int), or None. "
+            f"Received: type(num_epochs)={type(num_epochs).__name__}"
         )
     if num_epochs < 0:
         raise ValueError(
-            f"num_epochs must be None (repeat forever) or a non-negative integer; got {num_epochs}"
+            "num_epochs must be None (repeat forever) or a non-negative integer; "
+            f"got {num_epochs}. Fix: pass num_epochs=N with N >= 0, or None. "
+            f"Received: num_epochs={num_epochs!r}"
         )
 
 
@@ -85,7 +96,10 @@ def _sorted_arrays(data: Mapping[Any, Any]) -> dict[Any, np.ndarray]:
 
 def _length(array: np.ndarray, name: str) -> int:
     if array.ndim == 0:
-        raise ValueError(f"{name} must have a first (example) dimension; got a scalar array")
+        raise ValueError(
+            f"{name} must have a first (example) dimension; got a scalar array. Fix: pass one "
+            f"value per example, e.g. np.full([n], value). Received: {name}={array!r}"
+        )
     return int(array.shape[0])
 
 
@@ -145,28 +159,39 @@ def numpy_input_fn(
     def input_fn() -> tf.data.Dataset:
         if isinstance(x, Mapping):
             if not x:
-                raise ValueError("x cannot be an empty dict")
+                raise ValueError(
+                    "x cannot be an empty dict. Expected at least one feature array. Fix: pass "
+                    "x={'feature': array}. Received: x={}"
+                )
             features: Any = _sorted_arrays(x)
             x_arrays = features
         elif isinstance(x, np.ndarray):
             if x.size == 0:
-                raise ValueError("x cannot be an empty array")
+                raise ValueError(
+                    "x cannot be an empty array. Expected at least one example. "
+                    f"Received: x.shape={x.shape}"
+                )
             features = x
             x_arrays = {"x": x}
         else:
-            raise TypeError(f"x must be a dict or array; got {type(x).__name__}")
+            raise TypeError(
+                f"x must be a dict or array; got {type(x).__name__}. Fix: convert it, e.g. "
+                f"x=np.asarray(x) or x={{'feature': np.asarray(x)}}. "
+                f"Received: type(x)={type(x).__name__}"
+            )
 
         labels: Any
         if y is None:
             labels, y_arrays = None, {}
         elif isinstance(y, Mapping):
             if not y:
-                raise ValueError("y cannot be empty dict, use None instead.")
+                raise ValueError("y cannot be empty dict, use None instead. Received: y={}")
             labels = y_arrays = _sorted_arrays(y)
             duplicates = set(x_arrays).intersection(y_arrays)
             if duplicates:
                 raise ValueError(
-                    f"{len(duplicates)} duplicate keys are found in both x and y: {duplicates}"
+                    f"{len(duplicates)} duplicate keys are found in both x and y: {duplicates}. "
+                    "Expected each key in x or in y only. Fix: rename the label keys."
                 )
         else:
             labels = np.asarray(y)
@@ -187,6 +212,8 @@ def numpy_input_fn(
             raise ValueError(
                 "Length of tensors in x and y is mismatched. All elements in x and y must have "
                 f"the same length.\nShapes in x: {x_shapes}\nShapes in y: {y_shapes}\n"
+                "Fix: give every array in x and y the same first (example) dimension. "
+                f"Received: lengths={sorted(lengths)}"
             )
 
         return make_dataset(

@@ -40,7 +40,9 @@ def _column_arrays(frame: Any) -> dict[Any, np.ndarray]:
     if len(duplicated):
         raise ValueError(
             f"DataFrame has duplicate column names {list(duplicated)}; each column becomes a "
-            "feature keyed by its name, so names must be unique."
+            "feature keyed by its name, so names must be unique. Fix: rename them, e.g. "
+            "frame.columns = [...]. "
+            f"Received: columns={list(frame.columns)}"
         )
     return {column: np.asarray(frame[column].to_numpy()) for column in frame.columns}
 
@@ -100,26 +102,44 @@ def pandas_input_fn(
     pd = _import_pandas()
     check_shuffle(shuffle)
     if not isinstance(target_column, str):
-        raise TypeError("target_column must be a string type")
+        raise TypeError(
+            "target_column must be a string type. Fix: pass target_column='name'. "
+            f"Received: target_column={target_column!r}"
+        )
     check_batching(batch_size, num_epochs)
     if not isinstance(x, pd.DataFrame):
-        raise TypeError(f"x must be a pandas DataFrame; got {type(x).__name__}")
+        raise TypeError(
+            f"x must be a pandas DataFrame; got {type(x).__name__}. Fix: wrap it, e.g. "
+            "pd.DataFrame(x), or use numpy_input_fn for numpy arrays. "
+            f"Received: type(x)={type(x).__name__}"
+        )
     if len(x.columns) == 0:
-        raise ValueError("x cannot be a DataFrame without columns")
+        raise ValueError(
+            "x cannot be a DataFrame without columns. Expected at least one feature column. "
+            f"Received: x.shape={x.shape}"
+        )
 
     labels: Any = None
     if y is not None:
         if not isinstance(y, (pd.Series, pd.DataFrame)):
-            raise TypeError(f"y must be a pandas Series or DataFrame; got {type(y).__name__}")
+            raise TypeError(
+                f"y must be a pandas Series or DataFrame; got {type(y).__name__}. Fix: wrap it, "
+                "e.g. pd.Series(y, index=x.index), or pass y=None. "
+                f"Received: type(y)={type(y).__name__}"
+            )
         if isinstance(y, pd.Series) and target_column in x:
             raise ValueError(
                 f"Cannot use name {target_column} for target column: DataFrame already has a "
-                f"column with that name: {x.columns}"
+                f"column with that name: {x.columns}. Fix: pass target_column= a name not in x. "
+                f"Received: target_column={target_column!r}"
             )
         if not np.array_equal(x.index, y.index):
             raise ValueError(
                 f"Index for x and y are mismatched.\nIndex for x: {x.index}\n"
                 f"Index for y: {y.index}\n"
+                "Fix: give y the index of x, e.g. y = y.set_axis(x.index) or "
+                "reset_index(drop=True) on both. "
+                f"Received: len(x.index)={len(x.index)}, len(y.index)={len(y.index)}"
             )
         if isinstance(y, pd.DataFrame):
             labels = _column_arrays(y)

@@ -220,7 +220,10 @@ def scan_paths(paths: list[str]) -> list[Finding]:
     findings: list[Finding] = []
     for path in _files(paths):
         if not os.path.exists(path):
-            raise FileNotFoundError(f"No such file or directory: {path!r}")
+            raise FileNotFoundError(
+                "No such file or directory. Fix: pass existing .py / .ipynb files or "
+                f"directories to scan. Received: path={path!r}"
+            )
         try:
             if path.endswith(".ipynb"):
                 findings += _scan_notebook(path)

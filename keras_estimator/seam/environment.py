@@ -22,7 +22,7 @@ def check_environment_variables() -> None:
     if os.environ.get("TF_USE_LEGACY_KERAS", "").lower() in ("1", "true", "yes"):
         raise ImportError(
             "keras_estimator runs on Keras 3, but TF_USE_LEGACY_KERAS is set, which turns "
-            "tf.keras into Keras 2 (tf_keras). Fix: unset TF_USE_LEGACY_KERAS and start a new "
+            "tf.keras into Keras 2 (tf_keras). Unset TF_USE_LEGACY_KERAS and start a new "
             f"process. Received: TF_USE_LEGACY_KERAS={os.environ['TF_USE_LEGACY_KERAS']!r}"
         )
     requested = os.environ.get("KERAS_BACKEND")

@@ -41,13 +41,23 @@ def _check_graph(x: Any, what: str, label: str) -> None:
         return
     graph = getattr(x, "graph", None)
     if graph is not None and graph is not tf.compat.v1.get_default_graph():
-        raise ValueError(_DEFAULT_GRAPH_ERROR.format(what, label))
+        raise ValueError(
+            _DEFAULT_GRAPH_ERROR.format(what, label)
+            + " Expected every tensor and op of the EstimatorSpec to be built inside the "
+            "model_fn call that returns it. Fix: create it there, from that call's "
+            f"features/labels, not in another graph or an earlier call. Received: {what}={label!r}"
+        )
 
 
 def _validate_train_op(train_op: Any, mode: str) -> Any:
     if train_op is None:
         if mode == ModeKeys.TRAIN:
-            raise ValueError("Missing train_op.")
+            raise ValueError(
+                "Missing train_op. An EstimatorSpec in mode TRAIN needs one. Fix: return "
+                "EstimatorSpec(mode, loss=loss, train_op=optimizer.minimize(loss, "
+                "tf.compat.v1.train.get_global_step())), or a Keras optimizer as train_op. "
+                f"Received: train_op=None, mode={mode!r}"
+            )
         return None
     if isinstance(train_op, keras.optimizers.Optimizer):
         # keras_estimator convention: a Keras optimizer minimises `loss` over the
@@ -56,7 +66,11 @@ def _validate_train_op(train_op: Any, mode: str) -> Any:
     if isinstance(train_op, tf.Variable):
         return train_op
     if not isinstance(train_op, tf.Operation) and not _is_tensor(train_op):
-        raise TypeError(f"train_op must be Operation or Tensor, given: {train_op}")
+        raise TypeError(
+            f"train_op must be Operation or Tensor, given: {train_op}. Expected a tf.Operation, "
+            "a Tensor or a Keras optimizer. Fix: pass optimizer.minimize(loss, global_step). "
+            f"Received: type(train_op)={type(train_op).__name__}"
+        )
     _check_graph(train_op, "train_op", getattr(train_op, "name", train_op))
     return train_op
 
@@ -64,10 +78,19 @@ def _validate_train_op(train_op: Any, mode: str) -> Any:
 def _validate_loss(loss: Any, mode: str) -> Any:
     if loss is None:
         if mode in (ModeKeys.TRAIN, ModeKeys.EVAL):
-            raise ValueError("Missing loss.")
+            raise ValueError(
+                f"Missing loss. An EstimatorSpec in mode {mode.upper()} needs a scalar loss "
+                "Tensor. Fix: pass loss=..., e.g. "
+                "tf.compat.v1.losses.mean_squared_error(labels, predictions). "
+                f"Received: loss=None, mode={mode!r}"
+            )
         return None
     if not _is_tensor(loss):
-        raise TypeError(f"loss must be Tensor, given: {loss}")
+        raise TypeError(
+            f"loss must be Tensor, given: {loss}. Expected a scalar Tensor computed in the "
+            "model_fn from its features and labels. Fix: return the loss op itself, not its "
+            f"value. Received: type(loss)={type(loss).__name__}"
+        )
     shape = loss.shape
     # tf.estimator let a loss of shape [None, 1] through and failed inside the session;
     # a known rank with a dimension that is not 1 is reported here instead.
@@ -75,8 +98,8 @@ def _validate_loss(loss: Any, mode: str) -> Any:
         shape.rank is not None and shape.num_elements() is None
     ):
         raise ValueError(
-            f"Loss must be scalar, given: {loss} (shape {shape}). Expected a scalar or shape "
-            "[1]; reduce it, e.g. with tf.reduce_mean(loss)."
+            f"Loss must be scalar, given: {loss}. Expected a scalar or a Tensor of shape [1]. "
+            f"Fix: reduce it, e.g. loss = tf.reduce_mean(loss). Received: loss.shape={shape}"
         )
     _check_graph(loss, "loss", getattr(loss, "name", loss))
     if not shape.is_compatible_with(tf.TensorShape([])):
@@ -87,16 +110,29 @@ def _validate_loss(loss: Any, mode: str) -> Any:
 def _validate_predictions(predictions: Any, mode: str) -> Any:
     if predictions is None:
         if mode == ModeKeys.PREDICT:
-            raise ValueError("Missing predictions.")
+            raise ValueError(
+                "Missing predictions. An EstimatorSpec in mode PREDICT needs them. Fix: pass "
+                "predictions=a Tensor or a dict of Tensors, e.g. {'classes': tf.argmax(logits, "
+                "1)}. Received: predictions=None"
+            )
         return {}
     if isinstance(predictions, dict):
         for key, value in predictions.items():
             if not _is_tensor(value):
-                raise TypeError(f"predictions[{key}] must be Tensor, given: {value}")
+                raise TypeError(
+                    f"predictions[{key}] must be Tensor, given: {value}. Expected a dict of "
+                    "Tensors computed in the model_fn. Fix: wrap constants with "
+                    "tf.convert_to_tensor(...). "
+                    f"Received: type(predictions[{key!r}])={type(value).__name__}"
+                )
             _check_graph(value, "prediction values", f"{key}: {getattr(value, 'name', '')}")
         return dict(predictions)
     if not _is_tensor(predictions):
-        raise TypeError(f"predictions must be Tensor, given: {predictions}")
+        raise TypeError(
+            f"predictions must be Tensor, given: {predictions}. Expected a Tensor or a dict of "
+            "Tensors computed in the model_fn. Fix: e.g. predictions={'y': tensor}. "
+            f"Received: type(predictions)={type(predictions).__name__}"
+        )
     _check_graph(predictions, "prediction values", getattr(predictions, "name", ""))
     return predictions
 
@@ -106,7 +142,10 @@ def validate_spec_hooks(hooks: Any, field: str = "hooks") -> tuple:
     for hook in hooks:
         if not isinstance(hook, tf.compat.v1.train.SessionRunHook):
             raise TypeError(
-                f"All hooks must be SessionRunHook instances, given: {hook} (EstimatorSpec.{field})"
+                f"All hooks must be SessionRunHook instances, given: {hook}. Expected only "
+                f"tf.compat.v1.train.SessionRunHook objects in EstimatorSpec.{field}. Fix: "
+                "subclass SessionRunHook, or pass Keras callbacks to train()/evaluate()'s "
+                f"hooks= instead. Received: type(hook)={type(hook).__name__}"
             )
     return hooks
 
@@ -115,20 +154,30 @@ def _validate_eval_metric_ops(eval_metric_ops: Any) -> dict:
     if eval_metric_ops is None:
         return {}
     if not isinstance(eval_metric_ops, dict):
-        raise TypeError(f"eval_metric_ops must be a dict, given: {eval_metric_ops}")
+        raise TypeError(
+            f"eval_metric_ops must be a dict, given: {eval_metric_ops}. Expected a dict of "
+            "name -> (metric_value, update_op) or keras.metrics.Metric. Fix: e.g. "
+            "{'accuracy': tf.compat.v1.metrics.accuracy(labels, predictions)}. "
+            f"Received: type(eval_metric_ops)={type(eval_metric_ops).__name__}"
+        )
     for key, value in eval_metric_ops.items():
         if isinstance(value, keras.metrics.Metric):
             continue
         if not isinstance(value, tuple) or len(value) != 2:
             raise TypeError(
                 "Values of eval_metric_ops must be (metric_value, update_op) tuples, "
-                f"given: {value} for key: {key}"
+                f"given: {value} for key: {key}. Fix: use a tf.compat.v1.metrics function "
+                "(it returns that pair) or a keras.metrics.Metric updated in the model_fn. "
+                f"Received: eval_metric_ops[{key!r}]={value!r}"
             )
         for part in value:
             if not (_is_tensor(part) or isinstance(part, (tf.Operation, tf.Variable))):
                 raise TypeError(
                     f"Values of eval_metric_ops must be (metric_value, update_op) tuples of "
-                    f"Tensors or Operations, given: {value} for key: {key}"
+                    f"Tensors or Operations, given: {value} for key: {key}. Fix: use a "
+                    "tf.compat.v1.metrics function, which returns that pair, or a "
+                    "keras.metrics.Metric. "
+                    f"Received: type(part)={type(part).__name__} in eval_metric_ops[{key!r}]"
                 )
             _check_graph(part, "eval_metric_ops", f"{key}: {getattr(part, 'name', '')}")
     return dict(eval_metric_ops)
@@ -137,7 +186,11 @@ def _validate_eval_metric_ops(eval_metric_ops: Any) -> dict:
 def _validate_scaffold(scaffold: Any) -> Any:
     scaffold = scaffold or tf.compat.v1.train.Scaffold()
     if not isinstance(scaffold, tf.compat.v1.train.Scaffold):
-        raise TypeError(f"scaffold must be tf.train.Scaffold. Given: {scaffold}")
+        raise TypeError(
+            f"scaffold must be tf.train.Scaffold. Given: {scaffold}. Fix: pass "
+            "scaffold=tf.compat.v1.train.Scaffold(...) or leave it out. "
+            f"Received: type(scaffold)={type(scaffold).__name__}"
+        )
     return scaffold
 
 
@@ -146,7 +199,12 @@ def _validate_export_outputs(export_outputs: Any, predictions: Any, mode: str) -
         # As tf.estimator: a default signature from predictions, serving_default aliasing.
         return resolve_export_outputs(export_outputs, predictions)
     if export_outputs is not None and not isinstance(export_outputs, dict):
-        raise TypeError(f"export_outputs must be dict, given: {export_outputs}")
+        raise TypeError(
+            f"export_outputs must be dict, given: {export_outputs}. Expected a dict of "
+            "signature name -> ExportOutput. Fix: e.g. {'serving_default': "
+            "tf.estimator.export.PredictOutput(predictions)}. "
+            f"Received: type(export_outputs)={type(export_outputs).__name__}"
+        )
     return export_outputs
 
 
@@ -193,7 +251,8 @@ class EstimatorSpec(collections.namedtuple("EstimatorSpec", _FIELDS)):
     ) -> EstimatorSpec:
         if mode not in (ModeKeys.TRAIN, ModeKeys.EVAL, ModeKeys.PREDICT):
             raise ValueError(
-                f"mode must be one of ModeKeys.TRAIN, EVAL or PREDICT; given: {mode!r}"
+                "mode must be one of ModeKeys.TRAIN, EVAL or PREDICT, but it is not. Fix: pass "
+                f"the mode the model_fn received. Received: mode={mode!r}"
             )
         return super().__new__(
             cls,
@@ -223,8 +282,14 @@ class EstimatorSpec(collections.namedtuple("EstimatorSpec", _FIELDS)):
 
     def _replace(self, **kwds: Any) -> EstimatorSpec:
         if "mode" in kwds and self.mode != kwds["mode"]:
-            raise ValueError("mode of EstimatorSpec cannot be changed.")
+            raise ValueError(
+                "mode of EstimatorSpec cannot be changed. Fix: build a new EstimatorSpec for "
+                f"the other mode. Received: mode={kwds['mode']!r} for a spec in mode {self.mode!r}"
+            )
         fields = {name: kwds.pop(name, value) for name, value in zip(self._fields, self)}
         if kwds:
-            raise ValueError(f"Got unexpected field names: {sorted(kwds)}")
+            raise ValueError(
+                f"Got unexpected field names: {sorted(kwds)}. Expected only EstimatorSpec's "
+                f"fields: {', '.join(self._fields)}."
+            )
         return EstimatorSpec(**fields)

@@ -17,6 +17,15 @@ _USE_DEFAULT = object()
 _SAVE_CKPT_ERR = "`save_checkpoints_steps` and `save_checkpoints_secs` cannot be both set."
 
 
+def _save_ckpt_error(steps: Any, secs: Any) -> str:
+    return (
+        f"{_SAVE_CKPT_ERR} Expected at most one of them. Fix: pass save_checkpoints_steps=N "
+        "to save every N steps, or save_checkpoints_secs=S to save every S seconds, and set "
+        f"the other to None. Received: save_checkpoints_steps={steps!r}, "
+        f"save_checkpoints_secs={secs!r}"
+    )
+
+
 def _default_values() -> dict[str, Any]:
     """RunConfig()'s own settings (a checkpoint every 600 s), whatever TF_CONFIG says."""
     import inspect
@@ -81,15 +90,24 @@ def _path_to_str(path: Any) -> Any:
 
 def _model_dir_from(tf_config: dict, model_dir: Any) -> Any:
     if model_dir == "":
-        raise ValueError("model_dir should be non-empty.")
+        raise ValueError(
+            "model_dir should be non-empty. Expected a directory path or None. Fix: pass "
+            "model_dir='path/to/dir', or leave it out for a temporary directory. "
+            "Received: model_dir=''"
+        )
     from_config = tf_config.get("model_dir")
     if from_config == "":
-        raise ValueError("model_dir in TF_CONFIG should be non-empty.")
+        raise ValueError(
+            'model_dir in TF_CONFIG should be non-empty. Fix: set TF_CONFIG\'s "model_dir" '
+            "to a path, or remove the key. Received: TF_CONFIG['model_dir']=''"
+        )
     if from_config and model_dir and from_config != model_dir:
         raise ValueError(
             "`model_dir` provided in RunConfig construct, if set, must have the same value as "
             f"the model_dir in TF_CONFIG. model_dir: {model_dir}\n"
             f'TF_CONFIG["model_dir"]: {from_config}.\n'
+            "Fix: set model_dir in one of the two places only, or to the same path in both. "
+            f"Received: model_dir={model_dir!r}, TF_CONFIG['model_dir']={from_config!r}"
         )
     return model_dir or from_config
 
@@ -137,17 +155,24 @@ class RunConfig:
         elif save_checkpoints_steps is _USE_DEFAULT:
             save_checkpoints_steps = None
         elif save_checkpoints_steps is not None and save_checkpoints_secs is not None:
-            raise ValueError(_SAVE_CKPT_ERR)
+            raise ValueError(_save_ckpt_error(save_checkpoints_steps, save_checkpoints_secs))
 
         try:
             tf_config = json.loads(os.environ.get("TF_CONFIG", "{}") or "{}")
         except json.JSONDecodeError as exc:
             raise ValueError(
                 f"TF_CONFIG is not valid JSON ({exc}). Expected e.g. "
-                '{"cluster": {"worker": ["host:port"]}, "task": {"type": "worker", "index": 0}}.'
+                '{"cluster": {"worker": ["host:port"]}, "task": {"type": "worker", "index": 0}}. '
+                "Fix: correct the TF_CONFIG environment variable, or unset it to train locally. "
+                f"Received: TF_CONFIG={os.environ.get('TF_CONFIG', '')[:200]!r}"
             ) from exc
         if not isinstance(tf_config, dict):
-            raise ValueError(f"TF_CONFIG must hold a JSON object, got: {tf_config!r}")
+            raise ValueError(
+                "TF_CONFIG must hold a JSON object, but it does not. Expected e.g. "
+                '{"cluster": {...}, "task": {"type": "worker", "index": 0}}. Fix: correct the '
+                "TF_CONFIG environment variable, or unset it to train locally. "
+                f"Received: TF_CONFIG={tf_config!r}"
+            )
         self._tf_config = tf_config
 
         self._set(
@@ -177,7 +202,9 @@ class RunConfig:
         for key, value in kwargs.items():
             if key not in _REPLACEABLE:
                 raise ValueError(
-                    f"Replacing {key} is not supported. Allowed properties are {_REPLACEABLE}."
+                    f"Replacing {key} is not supported. Allowed properties are {_REPLACEABLE}. "
+                    "Fix: replace only those; cluster and task come from TF_CONFIG. "
+                    f"Received: {key}={value!r}"
                 )
             setattr(self, "_" + key, value)
         self._validate()
@@ -186,7 +213,7 @@ class RunConfig:
         def check(name: str, ok: Any, message: str) -> None:
             value = getattr(self, "_" + name)
             if value is not None and not ok(value):
-                raise ValueError(message)
+                raise ValueError(f"{message} Received: {name}={value!r}")
 
         for name in _NUMERIC:
             value = getattr(self, "_" + name)
@@ -194,35 +221,64 @@ class RunConfig:
                 isinstance(value, bool) or not isinstance(value, int | float | np.number)
             ):
                 raise TypeError(
-                    f"RunConfig {name} must be a number or None, given {value!r} "
-                    f"(type {type(value).__name__})."
+                    f"RunConfig {name} must be a number or None, but it is not. Fix: pass "
+                    f"{name}=N (a number), or None. "
+                    f"Received: {name}={value!r} (type {type(value).__name__})"
                 )
 
-        check("model_dir", lambda d: d, "model_dir should be non-empty")
-        check("save_summary_steps", lambda s: s >= 0, "save_summary_steps should be >= 0")
-        check("save_checkpoints_steps", lambda s: s >= 0, "save_checkpoints_steps should be >= 0")
-        check("save_checkpoints_secs", lambda s: s >= 0, "save_checkpoints_secs should be >= 0")
+        check(
+            "model_dir",
+            lambda d: d,
+            "model_dir should be non-empty. Fix: pass a directory path, or None.",
+        )
+        check(
+            "save_summary_steps",
+            lambda s: s >= 0,
+            "save_summary_steps should be >= 0. Fix: pass N to save summaries every N steps, "
+            "or 0 for none.",
+        )
+        check(
+            "save_checkpoints_steps",
+            lambda s: s >= 0,
+            "save_checkpoints_steps should be >= 0. Fix: pass N to save every N steps, or None.",
+        )
+        check(
+            "save_checkpoints_secs",
+            lambda s: s >= 0,
+            "save_checkpoints_secs should be >= 0. Fix: pass S to save every S seconds, or None.",
+        )
         check(
             "session_config",
             lambda c: isinstance(c, tf.compat.v1.ConfigProto),
-            "session_config must be instance of ConfigProto",
+            "session_config must be instance of ConfigProto. Fix: pass "
+            "tf.compat.v1.ConfigProto(...), or None.",
         )
-        check("keep_checkpoint_max", lambda k: k >= 0, "keep_checkpoint_max should be >= 0")
+        check(
+            "keep_checkpoint_max",
+            lambda k: k >= 0,
+            "keep_checkpoint_max should be >= 0. Fix: pass N to keep the newest N checkpoints, "
+            "or 0 / None to keep all.",
+        )
         check(
             "keep_checkpoint_every_n_hours",
             lambda h: h > 0,
-            "keep_checkpoint_every_n_hours should be > 0",
+            "keep_checkpoint_every_n_hours should be > 0. Fix: pass a positive number of hours.",
         )
-        check("log_step_count_steps", lambda n: n > 0, "log_step_count_steps should be > 0")
+        check(
+            "log_step_count_steps",
+            lambda n: n > 0,
+            "log_step_count_steps should be > 0. Fix: pass N to log every N steps, or None.",
+        )
         check(
             "steps_per_execution",
             lambda n: isinstance(n, int) and not isinstance(n, bool) and n > 0,
-            "steps_per_execution must be a positive integer (or None: chosen automatically).",
+            "steps_per_execution must be a positive integer (or None: chosen automatically). "
+            "Fix: pass steps_per_execution=N with N >= 1, or None.",
         )
         check(
             "tf_random_seed",
             lambda s: isinstance(s, int) and not isinstance(s, bool),
-            "tf_random_seed must be integer.",
+            "tf_random_seed must be integer. Fix: pass an int such as tf_random_seed=42, or None.",
         )
 
     def _init_cluster(self, tf_config: dict) -> None:
@@ -232,17 +288,26 @@ class RunConfig:
         self._service = tf_config.get("service")
         if cluster:
             if "type" not in task:
-                raise ValueError('If "cluster" is set in TF_CONFIG, task type must be set.')
+                raise ValueError(
+                    'If "cluster" is set in TF_CONFIG, task type must be set. Fix: add '
+                    '"task": {"type": "worker", "index": 0} (or chief, ps, evaluator) to '
+                    f"TF_CONFIG. Received: TF_CONFIG['task']={task!r}"
+                )
             self._task_type = task["type"]
             self._task_id = int(task.get("index", 0))
             if self._task_id < 0:
-                raise ValueError("Task index must be non-negative number.")
+                raise ValueError(
+                    "Task index must be non-negative number. Fix: set TF_CONFIG's "
+                    '"task": {"index": i} with 0 <= i < the number of tasks of that type. '
+                    f"Received: TF_CONFIG['task']['index']={self._task_id}"
+                )
             jobs = set(self._cluster_spec.jobs)
             if self._task_type not in jobs and self._task_type != TaskType.EVALUATOR:
                 raise ValueError(
-                    f"No such job in cluster: {self._task_type!r}. TF_CONFIG's task type must "
-                    f"be one of its cluster's jobs {sorted(jobs)} or 'evaluator'. Fix: set "
-                    '"task": {"type": ...} to one of those.'
+                    f"No such job in cluster: {self._task_type!r}; it is not a valid task_type "
+                    f"in the cluster_spec. Expected one of the cluster's jobs {sorted(jobs)} or "
+                    '\'evaluator\'. Fix: set TF_CONFIG\'s "task": {"type": ...} to one of those. '
+                    f"Received: TF_CONFIG['task']['type']={self._task_type!r}"
                 )
             chief_job = TaskType.CHIEF if TaskType.CHIEF in jobs else TaskType.MASTER
             self._is_chief = self._task_type == chief_job or (
@@ -335,7 +400,7 @@ class RunConfig:
         steps, secs = new._save_checkpoints_steps, new._save_checkpoints_secs
         if "save_checkpoints_steps" in kwargs and "save_checkpoints_secs" in kwargs:
             if steps is not None and secs is not None:
-                raise ValueError(_SAVE_CKPT_ERR)
+                raise ValueError(_save_ckpt_error(steps, secs))
         elif "save_checkpoints_steps" in kwargs and steps is not None:
             new._save_checkpoints_secs = None
         elif "save_checkpoints_secs" in kwargs and secs is not None:

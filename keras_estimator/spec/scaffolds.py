@@ -34,7 +34,9 @@ def check_scaffold(scaffold: Any) -> None:
             "keras_estimator does not have. Expected pretrained weights to come from "
             "tf.compat.v1.train.init_from_checkpoint(ckpt, {'scope/': 'scope/'}) inside the "
             "model_fn, or from Estimator(warm_start_from=...); both are applied once, when "
-            "model_dir has no checkpoint yet, as init_fn was."
+            "model_dir has no checkpoint yet, as init_fn was. Fix: drop init_fn and use one of "
+            "those. Received: scaffold.init_fn="
+            f"{getattr(scaffold.init_fn, '__name__', type(scaffold.init_fn).__name__)}"
         )
     given = [name for name in _NOT_RUN if getattr(scaffold, name, None) is not None]
     if given:

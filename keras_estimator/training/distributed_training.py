@@ -31,7 +31,9 @@ def run_task(estimator: Any, train_spec: Any, eval_spec: Any) -> tuple[Any, Any]
         if config.task_id > 0:
             raise ValueError(
                 "For distributed training, there can only be one `evaluator` task (with task "
-                f"id 0).  Given task id {config.task_id}"
+                f"id 0).  Given task id {config.task_id}. Fix: run a single evaluator with "
+                '"task": {"type": "evaluator", "index": 0} in TF_CONFIG. '
+                f"Received: task_id={config.task_id}"
             )
         return run_evaluator(estimator, train_spec, eval_spec)
     if parameter_servers.has_parameter_servers(config) and task_type in (
@@ -42,8 +44,10 @@ def run_task(estimator: Any, train_spec: Any, eval_spec: Any) -> tuple[Any, Any]
         return None, None
     if task_type not in _TRAINING_TASKS:
         raise ValueError(
-            f"Task type {task_type!r} in TF_CONFIG is not supported; expected one of "
-            f"{sorted(_TRAINING_TASKS + (TaskType.EVALUATOR,))}."
+            f"Task type {task_type} is not supported. Supported task types are "
+            f"{sorted(_TRAINING_TASKS + (TaskType.EVALUATOR,))}. Fix: set TF_CONFIG's "
+            '"task": {"type": ...} to one of those. '
+            f"Received: task_type={task_type!r}"
         )
     if config.train_distribute is None and config.num_worker_replicas > 1:
         logger.warning(

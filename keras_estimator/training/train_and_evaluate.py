@@ -29,7 +29,11 @@ _V1 = tf.compat.v1
 
 def _validate_input_fn(input_fn: Any) -> None:
     if not callable(input_fn):
-        raise TypeError(f"`input_fn` must be callable, given: {input_fn}")
+        raise TypeError(
+            f"`input_fn` must be callable, given: {input_fn}. Fix: pass the function itself, "
+            "e.g. TrainSpec(input_fn=make_dataset), not its result. "
+            f"Received: type(input_fn)={type(input_fn).__name__}"
+        )
 
 
 def _validate_hooks(hooks: Any) -> tuple:
@@ -37,7 +41,11 @@ def _validate_hooks(hooks: Any) -> tuple:
     hooks = tuple(hooks or [])
     for hook in hooks:
         if not isinstance(hook, (_V1.train.SessionRunHook, keras.callbacks.Callback)):
-            raise TypeError(f"All hooks must be `SessionRunHook` instances, given: {hook}")
+            raise TypeError(
+                f"All hooks must be `SessionRunHook` instances, given: {hook}. Fix: pass "
+                "tf.compat.v1.train.SessionRunHook objects (or Keras callbacks). "
+                f"Received: type(hook)={type(hook).__name__}"
+            )
     return hooks
 
 
@@ -47,7 +55,8 @@ def _validate_saving_listeners(listeners: Any) -> tuple:
         if not isinstance(listener, _V1.train.CheckpointSaverListener):
             raise TypeError(
                 "All saving_listeners must be `CheckpointSaverListener` instances, "
-                f"given: {listener}"
+                f"given: {listener}. Fix: pass tf.compat.v1.train.CheckpointSaverListener "
+                f"subclasses. Received: type(listener)={type(listener).__name__}"
             )
     return listeners
 
@@ -58,7 +67,9 @@ def _validate_exporters(exporters: Any) -> tuple:
     if isinstance(exporters, Exporter):
         exporters = [exporters]
     bad_type = TypeError(
-        f"`exporters` must be an Exporter, an iterable of Exporter, or `None`, found {exporters}."
+        f"`exporters` must be an Exporter, an iterable of Exporter, or `None`, found {exporters}. "
+        "Fix: pass e.g. exporters=[LatestExporter('serving', serving_input_receiver_fn)]. "
+        f"Received: type(exporters)={type(exporters).__name__}"
     )
     try:
         exporters = list(exporters)
@@ -72,14 +83,19 @@ def _validate_exporters(exporters: Any) -> tuple:
         if not name:
             raise ValueError(
                 "An Exporter cannot have a name that is `None` or empty. All exporter names: "
-                f"{[e.name for e in exporters]}"
+                f"{[e.name for e in exporters]}. Fix: give each exporter a name, e.g. "
+                f"LatestExporter('serving', ...). Received: name={name!r}"
             )
         if not isinstance(name, str):
-            raise ValueError(f"An Exporter must have a string name. Given: {type(name)}")
+            raise ValueError(
+                f"An Exporter must have a string name. Given: {type(name)}. Fix: name it with a "
+                f"string such as 'serving'. Received: name={name!r}"
+            )
         if name in names:
             raise ValueError(
                 "`exporters` must have unique names. Such a name cannot be `None`. All exporter "
-                f"names: {[e.name for e in exporters]}"
+                f"names: {[e.name for e in exporters]}. Fix: rename one of them (each exports "
+                f"into its own export/<name> directory). Received: name={name!r}, twice"
             )
         names.append(name)
     return tuple(exporters)
@@ -111,7 +127,11 @@ class TrainSpec(
     ) -> TrainSpec:
         _validate_input_fn(input_fn)
         if max_steps is not None and max_steps <= 0:
-            raise ValueError(f"Must specify max_steps > 0, given: {max_steps}")
+            raise ValueError(
+                f"Must specify max_steps > 0, given: {max_steps}. Fix: pass max_steps=N with "
+                f"N >= 1, or None to train until input_fn is exhausted. "
+                f"Received: max_steps={max_steps!r}"
+            )
         return super().__new__(
             cls,
             input_fn=input_fn,
@@ -158,15 +178,27 @@ class EvalSpec(
     ) -> EvalSpec:
         _validate_input_fn(input_fn)
         if steps is not None and steps <= 0:
-            raise ValueError(f"Must specify steps > 0, given: {steps}")
+            raise ValueError(
+                f"Must specify steps > 0, given: {steps}. Fix: pass steps=N with N >= 1, or None "
+                f"to evaluate until input_fn is exhausted. Received: steps={steps!r}"
+            )
         if name is not None and not isinstance(name, str):
-            raise TypeError(f"`name` must be string, given: {name}")
+            raise TypeError(
+                f"`name` must be string, given: {name}. Fix: pass name='validation' (metrics go "
+                f"to model_dir/eval_<name>), or None. Received: type(name)={type(name).__name__}"
+            )
         hooks = _validate_hooks(hooks)
         exporters = _validate_exporters(exporters)
         if start_delay_secs < 0:
-            raise ValueError(f"Must specify start_delay_secs >= 0, given: {start_delay_secs}")
+            raise ValueError(
+                f"Must specify start_delay_secs >= 0, given: {start_delay_secs}. Fix: pass 0 or "
+                f"more seconds. Received: start_delay_secs={start_delay_secs!r}"
+            )
         if throttle_secs < 0:
-            raise ValueError(f"Must specify throttle_secs >= 0, given: {throttle_secs}")
+            raise ValueError(
+                f"Must specify throttle_secs >= 0, given: {throttle_secs}. Fix: pass 0 or more "
+                f"seconds. Received: throttle_secs={throttle_secs!r}"
+            )
         return super().__new__(
             cls,
             input_fn=input_fn,
@@ -230,7 +262,10 @@ class _EvaluateOnSave(_V1.train.CheckpointSaverListener):
         if checkpoint is None or checkpoint == self._previous_checkpoint:
             status = "missing checkpoint" if checkpoint is None else "no new checkpoint"
             raise RuntimeError(
-                f"There was no new checkpoint after the training. Eval status: {status}"
+                f"There was no new checkpoint after the training. Eval status: {status}. "
+                "Expected training to save a checkpoint before each evaluation. Fix: check that "
+                "model_dir is writable and that no hook stops saving. "
+                f"Received: checkpoint={checkpoint!r}"
             )
         metrics, self.export_results = evaluate_and_export(
             estimator, self._spec, self._max_steps, checkpoint
@@ -273,15 +308,21 @@ def train_and_evaluate(
 
     if not isinstance(eval_spec, EvalSpec):
         raise TypeError(
-            f"`eval_spec` must have type `tf.estimator.EvalSpec`. Got: {type(eval_spec)}"
+            f"`eval_spec` must have type `tf.estimator.EvalSpec`. Got: {type(eval_spec)}. "
+            "Fix: pass EvalSpec(input_fn=...). "
+            f"Received: type(eval_spec)={type(eval_spec).__name__}"
         )
     if not isinstance(estimator, Estimator):
         raise TypeError(
-            f"`estimator` must have type `tf.estimator.Estimator`. Got: {type(estimator)}"
+            f"`estimator` must have type `tf.estimator.Estimator`. Got: {type(estimator)}. "
+            "Fix: pass a keras_estimator Estimator (or a canned estimator). "
+            f"Received: type(estimator)={type(estimator).__name__}"
         )
     if not isinstance(train_spec, TrainSpec):
         raise TypeError(
-            f"`train_spec` must have type `tf.estimator.TrainSpec`. Got: {type(train_spec)}"
+            f"`train_spec` must have type `tf.estimator.TrainSpec`. Got: {type(train_spec)}. "
+            "Fix: pass TrainSpec(input_fn=..., max_steps=...). "
+            f"Received: type(train_spec)={type(train_spec).__name__}"
         )
     config = estimator.config
     if config.cluster_spec or config.task_type == TaskType.EVALUATOR:

@@ -23,7 +23,11 @@ def fn_args(fn: Callable) -> tuple[str, ...]:
     try:
         params = inspect.signature(target).parameters
     except (TypeError, ValueError) as exc:
-        raise TypeError(f"Cannot inspect the arguments of {fn!r}: {exc}") from exc
+        raise TypeError(
+            f"Cannot inspect the arguments of {fn!r}: {exc}. Expected a Python function (or "
+            "a functools.partial of one). Fix: wrap it, e.g. lambda features, labels, mode: "
+            f"fn(features, labels, mode). Received: type(fn)={type(fn).__name__}"
+        ) from exc
     names = [
         name
         for name, p in params.items()

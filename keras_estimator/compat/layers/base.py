@@ -48,7 +48,11 @@ class Layer:
         **kwargs: Any,
     ) -> None:
         if kwargs:
-            raise TypeError(f"{type(self).__name__} got unexpected arguments: {sorted(kwargs)}")
+            raise TypeError(
+                f"{type(self).__name__} got unexpected arguments: {sorted(kwargs)}. Expected "
+                "the arguments of tf.compat.v1.layers. Fix: remove them, or check their "
+                f"spelling. Received: {', '.join(f'{k}={v!r}' for k, v in sorted(kwargs.items()))}"
+            )
         self.trainable = trainable
         self.name = name
         self.dtype = tf.as_dtype(dtype) if dtype is not None else None

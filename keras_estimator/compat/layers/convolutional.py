@@ -17,7 +17,8 @@ def _tuple(value: Any, rank: int, what: str) -> tuple[int, ...]:
     value = tuple(int(v) for v in value)
     if len(value) != rank:
         raise ValueError(
-            f"The `{what}` argument must be a tuple of {rank} integers. Received: {value}"
+            f"The `{what}` argument must be a tuple of {rank} integers. Fix: pass one "
+            f"integer, or {rank} of them. Received: {what}={value}"
         )
     return value
 
@@ -25,7 +26,8 @@ def _tuple(value: Any, rank: int, what: str) -> tuple[int, ...]:
 def _tf_format(data_format: str, rank: int) -> str:
     if data_format not in ("channels_last", "channels_first"):
         raise ValueError(
-            f"data_format must be 'channels_last' or 'channels_first', received: {data_format!r}"
+            "data_format must be 'channels_last' or 'channels_first', but it is neither. Fix: "
+            f"pass one of those. Received: data_format={data_format!r}"
         )
     last = {1: "NWC", 2: "NHWC", 3: "NDHWC"}[rank]
     first = {1: "NCW", 2: "NCHW", 3: "NCDHW"}[rank]
@@ -68,7 +70,10 @@ class _Conv(Layer):
         self.dilation_rate = _tuple(dilation_rate, rank, "dilation_rate")
         self.padding = padding.upper()
         if self.padding not in ("VALID", "SAME"):
-            raise ValueError(f"padding must be 'valid' or 'same', received: {padding!r}")
+            raise ValueError(
+                "padding must be 'valid' or 'same', but it is neither. Fix: pass "
+                f"padding='valid' or padding='same'. Received: padding={padding!r}"
+            )
         self.data_format = data_format
         self._format = _tf_format(data_format, rank)
         self.activation = resolve_activation(activation)
@@ -84,7 +89,9 @@ class _Conv(Layer):
         if shape.rank != self._rank + 2 or shape[axis] is None:
             raise ValueError(
                 f"{type(self).__name__} expects inputs of rank {self._rank + 2} with a known "
-                f"channel dimension; received shape {shape}."
+                f"channel dimension, but they are not. Fix: reshape the inputs to "
+                f"[batch, {'spatial, ' * self._rank}channels] (channels_last) with a static "
+                f"channel count. Received: inputs.shape={shape}"
             )
         return int(shape[axis])
 

@@ -43,7 +43,9 @@ class Dense(Layer):
         last = tf.TensorShape(input_shape)[-1]
         if last is None:
             raise ValueError(
-                "The last dimension of the inputs to `Dense` should be defined. Found `None`."
+                "The last dimension of the inputs to `Dense` should be defined. Found `None`. "
+                "Fix: give the input a static last dimension, e.g. tf.reshape(x, [-1, n]) or "
+                f"x.set_shape([None, n]). Received: inputs.shape={tf.TensorShape(input_shape)}"
             )
         self.kernel = self.add_weight(
             "kernel",

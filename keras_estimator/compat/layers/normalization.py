@@ -47,7 +47,10 @@ class BatchNormalization(Layer):
         if renorm or virtual_batch_size is not None or adjustment is not None:
             raise NotImplementedError(
                 "batch_normalization with renorm, virtual_batch_size or adjustment is not "
-                "supported by keras_estimator's tf.compat.v1.layers; expected the defaults."
+                "supported by keras_estimator's tf.compat.v1.layers; expected the defaults. "
+                "Fix: drop those arguments (or use keras.layers.BatchNormalization). "
+                f"Received: renorm={renorm!r}, virtual_batch_size={virtual_batch_size!r}, "
+                f"adjustment={adjustment!r}"
             )
         self.axis = axis if isinstance(axis, int) else list(axis)
         self.fused = fused

@@ -28,7 +28,10 @@ class _Pooling(Layer):
         self.strides = _tuple(strides, self._rank, "strides")
         self.padding = padding.upper()
         if self.padding not in ("VALID", "SAME"):
-            raise ValueError(f"padding must be 'valid' or 'same', received: {padding!r}")
+            raise ValueError(
+                "padding must be 'valid' or 'same', but it is neither. Fix: pass "
+                f"padding='valid' or padding='same'. Received: padding={padding!r}"
+            )
         self.data_format = data_format
         self._format = _tf_format(data_format, self._rank)
 

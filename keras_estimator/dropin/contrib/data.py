@@ -21,7 +21,9 @@ def map_and_batch(
     """
     if num_parallel_batches is not None and num_parallel_calls is not None:
         raise ValueError(
-            "`num_parallel_batches` and `num_parallel_calls` are mutually exclusive; give one."
+            "`num_parallel_batches` and `num_parallel_calls` are mutually exclusive. Fix: give "
+            f"only one. Received: num_parallel_batches={num_parallel_batches!r}, "
+            f"num_parallel_calls={num_parallel_calls!r}"
         )
     if num_parallel_calls is None and num_parallel_batches is not None:
         num_parallel_calls = num_parallel_batches * batch_size

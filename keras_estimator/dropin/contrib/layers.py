@@ -34,19 +34,25 @@ def layer_norm(
     inputs = tf.convert_to_tensor(inputs)
     rank = inputs.shape.rank
     if rank is None:
-        raise ValueError(f"Inputs {inputs.name} has undefined rank.")
+        raise ValueError(
+            f"Inputs {inputs.name} has undefined rank. Expected a tensor of known rank. Fix: "
+            "set its shape, e.g. inputs.set_shape([None, n]). "
+            f"Received: inputs.shape={inputs.shape}"
+        )
     norm_axis = begin_norm_axis % rank if begin_norm_axis < 0 else begin_norm_axis
     params_axis = begin_params_axis % rank if begin_params_axis < 0 else begin_params_axis
     if norm_axis >= rank or params_axis >= rank:
         raise ValueError(
             f"begin_norm_axis ({begin_norm_axis}) and begin_params_axis ({begin_params_axis}) "
-            f"must be < rank(inputs) ({rank})"
+            f"must be < rank(inputs) ({rank}). Fix: pass axes in [-{rank}, {rank}). "
+            f"Received: begin_norm_axis={begin_norm_axis}, begin_params_axis={begin_params_axis}"
         )
     params_shape = inputs.shape[params_axis:]
     if not params_shape.is_fully_defined():
         raise ValueError(
             f"Inputs {inputs.name}: shape(inputs)[{begin_params_axis}:] is not fully defined: "
-            f"{params_shape}"
+            f"{params_shape}. Fix: give those dimensions a static size (set_shape / reshape). "
+            f"Received: inputs.shape={inputs.shape}"
         )
     dtype = inputs.dtype.base_dtype
     with _V1.variable_scope(scope, "LayerNorm", [inputs], reuse=reuse):
