@@ -165,14 +165,34 @@ def test_shuffle_must_be_an_explicit_bool(shuffle):
 def test_data_errors_are_raised_when_the_input_fn_is_called():
     x = {"a": np.arange(5), "b": np.arange(5)}
     cases = [
-        (dict(x={}), ValueError, "^x cannot be an empty dict$"),
-        (dict(x=np.array([])), ValueError, "^x cannot be an empty array$"),
-        (dict(x=[1, 2]), TypeError, "^x must be a dict or array; got list$"),
-        (dict(x=x, y={}), ValueError, r"^y cannot be empty dict, use None instead\.$"),
+        (
+            dict(x={}),
+            ValueError,
+            r"^x cannot be an empty dict\. Expected at least one feature array\. Fix: pass "
+            r"x=\{'feature': array\}\. Received: x=\{\}$",
+        ),
+        (
+            dict(x=np.array([])),
+            ValueError,
+            r"^x cannot be an empty array\. Expected at least one example\. "
+            r"Received: x\.shape=\(0,\)$",
+        ),
+        (
+            dict(x=[1, 2]),
+            TypeError,
+            r"^x must be a dict or array; got list\. Fix: convert it, e\.g\. x=np\.asarray\(x\) "
+            r"or x=\{'feature': np\.asarray\(x\)\}\. Received: type\(x\)=list$",
+        ),
+        (
+            dict(x=x, y={}),
+            ValueError,
+            r"^y cannot be empty dict, use None instead\. Received: y=\{\}$",
+        ),
         (
             dict(x=x, y={"a": np.arange(5)}),
             ValueError,
-            r"^1 duplicate keys are found in both x and y: \{'a'\}$",
+            r"^1 duplicate keys are found in both x and y: \{'a'\}\. Expected each key in x "
+            r"or in y only\. Fix: rename the label keys\.$",
         ),
         (
             dict(x=x, y=np.arange(4)),
@@ -310,7 +330,11 @@ def test_pandas_errors():
     x = pd.DataFrame({"a": np.arange(3), "target": np.arange(3)})
     with pytest.raises(ValueError, match=SHUFFLE_ERROR):
         pandas_input_fn(x)
-    with pytest.raises(TypeError, match="^target_column must be a string type$"):
+    with pytest.raises(
+        TypeError,
+        match=r"^target_column must be a string type\. Fix: pass target_column='name'\. "
+        r"Received: target_column=1$",
+    ):
         pandas_input_fn(x, pd.Series([1, 2, 3]), shuffle=False, target_column=1)
     with pytest.raises(
         ValueError,
