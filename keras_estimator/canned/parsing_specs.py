@@ -13,7 +13,8 @@ def _spec_with_label_and_weight(
     feature_columns: list, label_key: str, label_spec: Any, weight_column: Any
 ) -> dict:
     with quiet_tf_deprecations():
-        spec = dict(tf.compat.v1.feature_column.make_parse_example_spec(feature_columns))
+        # The v2 function: it takes every column kind (sequence columns too), as 2.15's did.
+        spec = dict(tf.feature_column.make_parse_example_spec(feature_columns))
     if label_key in spec:
         raise ValueError(
             f"label should not be used as feature. label_key: {label_key}, features: {spec.keys()}"
@@ -50,7 +51,7 @@ def classifier_parse_example_spec(
         >>> spec = classifier_parse_example_spec(columns, label_key="label")
         >>> features = tf.io.parse_example(serialized, spec); labels = features.pop("label")
     """
-    label_spec = tf.io.FixedLenFeature([1], label_dtype, label_default)
+    label_spec = tf.io.FixedLenFeature((1,), label_dtype, label_default)
     return _spec_with_label_and_weight(feature_columns, label_key, label_spec, weight_column)
 
 
@@ -67,5 +68,5 @@ def regressor_parse_example_spec(
     Example:
         >>> spec = regressor_parse_example_spec(columns, label_key="price")
     """
-    label_spec = tf.io.FixedLenFeature([label_dimension], label_dtype, label_default)
+    label_spec = tf.io.FixedLenFeature((label_dimension,), label_dtype, label_default)
     return _spec_with_label_and_weight(feature_columns, label_key, label_spec, weight_column)

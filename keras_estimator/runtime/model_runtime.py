@@ -226,6 +226,8 @@ class ModelRuntime:
             ran = self._started_at is not None and self.global_step_value() != self._started_at
             if fresh and not ran:
                 self._writers.pop(model_dir).close()
+                # Traces captured the closed writer: the next call traces again.
+                self._loops = {k: v for k, v in self._loops.items() if k[0] != ModeKeys.TRAIN}
                 try:  # best effort: the error that got us here is the one to raise
                     for name in set(gfile.listdir(model_dir)) - (existed or set()):
                         if name.startswith("events.out.tfevents"):
