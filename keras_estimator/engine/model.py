@@ -71,6 +71,7 @@ class EstimatorModel(keras.Model):
         # steps counted from the global step at which the current train() call started.
         self.summary_steps: int | None = None
         self.is_chief = True  # training_chief_hooks run on the chief only
+        self.random_seed: int | None = None  # RunConfig.tf_random_seed, the graph-level seed
         with tf.init_scope():
             self.train_call_start = tf.Variable(0, dtype=tf.int64, trainable=False)
 
@@ -85,6 +86,9 @@ class EstimatorModel(keras.Model):
 
     # -- steps -------------------------------------------------------------------
     def _spec_for(self, data: Any, mode: str) -> EstimatorSpec:
+        # tf.estimator built each mode in a fresh graph seeded with RunConfig.tf_random_seed
+        # (None: unseeded), whatever the process-wide seed is.
+        tf.compat.v1.get_default_graph().seed = self.random_seed
         features, labels = split_batch(data)
         if mode == ModeKeys.PREDICT:
             labels = None  # tf.estimator never showed labels to a PREDICT model_fn

@@ -87,13 +87,14 @@ class Estimator:
         params: dict | None = None,
         warm_start_from: Any = None,
     ) -> None:
+        # As tf.estimator: the config first (a bad one is reported before the model_fn).
+        self._config = _resolve_config(config, model_dir)
         if model_fn is None:
             raise ValueError("model_fn must be provided to Estimator.")
         if not callable(model_fn):
             raise TypeError(f"model_fn must be callable, given: {model_fn!r}")
         verify_model_fn_args(model_fn, params)
         self._model_fn = model_fn
-        self._config = _resolve_config(config, model_dir)
         self._model_dir = self._config.model_dir
         self._params = copy.deepcopy(params or {})
         warm_start_settings = resolve_warm_start(warm_start_from)
@@ -135,7 +136,18 @@ class Estimator:
     model_dir = property(lambda self: self._model_dir)
     config = property(lambda self: copy.deepcopy(self._config))
     params = property(lambda self: copy.deepcopy(self._params))
-    model_fn = property(lambda self: self._model_fn)
+
+    @property
+    def model_fn(self) -> Callable:
+        """The model_fn bound to this Estimator's params and config, as tf.estimator gave it:
+        `model_fn(features, labels, mode, config)` returning an EstimatorSpec."""
+
+        def public_model_fn(features: Any, labels: Any, mode: str, config: Any) -> Any:
+            caller = ModelFnCaller(self._model_fn, config, self._model_fn_params,
+                                   self._as_estimator_spec)  # fmt: skip
+            return caller(features, labels, mode)
+
+        return public_model_fn
 
     @property
     def keras_model(self) -> EstimatorModel | None:
@@ -257,6 +269,14 @@ class Estimator:
         Example:
             >>> est.train(train_input_fn, max_steps=1000, hooks=[StopAtStepHook(num_steps=500)])
         """
+        if self._config.task_type in (TaskType.EVALUATOR, TaskType.PS):
+            raise ValueError(
+                "Train has been called wrong configuration. Please use "
+                "tf.estimator.train_and_evaluate which calls proper API according to given "
+                f"configuration. Current configuration: {self._config}. An evaluator or ps task "
+                "does not train itself; train_and_evaluate runs the right loop for each task. "
+                f"Received: task_type={self._config.task_type!r}"
+            )
         if steps is not None and max_steps is not None:
             raise ValueError("Can not provide both steps and max_steps.")
         if steps is not None and steps <= 0:

@@ -178,6 +178,7 @@ class ModelRuntime:
         model.hook_runner = runner
         model.summary_steps = self.config.save_summary_steps
         model.is_chief = self.config.is_chief
+        model.random_seed = self.config.tf_random_seed
         try:
             with (
                 seeded_python_random(self.config.tf_random_seed),

@@ -37,6 +37,7 @@ try:
     from tensorflow.python.data.ops import dataset_ops as _dataset_ops
     from tensorflow.python.distribute.coordinator import values as _coordinator_values
     from tensorflow.python.eager import wrap_function as _wrap_function
+    from tensorflow.python.framework import func_graph as _func_graph
     from tensorflow.python.ops import resource_variable_ops as _resource_variable_ops
     from tensorflow.python.ops import summary_ops_v2 as _summary_ops_v2
     from tensorflow.python.summary import summary as _v1_summary
@@ -66,6 +67,7 @@ def _mro_sets(cls: type, method: str) -> set[str]:
 
 
 # (what is checked, does it hold): read at import; every line is an internal used below.
+# Nothing here may start TensorFlow's runtime (thread settings must still be possible).
 def _expectations() -> list[tuple[str, bool]]:
     return [
         ("keras.src.backend.common.global_state.get/set_global_attribute",
@@ -83,9 +85,8 @@ def _expectations() -> list[tuple[str, bool]]:
         ("wrap_function.WrappedFunction.prune",
          hasattr(_wrap_function.WrappedFunction, "prune")),
         ("FuncGraph.deferred_external_captures / deferred_internal_captures",
-         hasattr(tf.Graph, "get_operations")
-         and {"deferred_external_captures", "deferred_internal_captures"}
-         <= set(dir(type(tf.function(lambda: 0).get_concrete_function().graph)))),
+         hasattr(_func_graph.FuncGraph, "deferred_external_captures")
+         and hasattr(_func_graph.FuncGraph, "deferred_internal_captures")),
         ("resource_variable_ops.ResourceVariable",
          isinstance(getattr(_resource_variable_ops, "ResourceVariable", None), type)),
         ("summary_ops_v2._ResourceSummaryWriter",

@@ -4,9 +4,11 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-import keras_estimator  # noqa: F401  (installs tf.compat.v1.layers)
+from keras_estimator.compat import install_v1_layers
 from keras_estimator.compat import layers as ke_layers
 
+# What the first Estimator (or keras_estimator.install()) does; importing does not.
+install_v1_layers()
 v1 = tf.compat.v1
 
 
