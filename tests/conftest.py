@@ -17,7 +17,7 @@ try:
 except RuntimeError:  # already initialised by an earlier import
     pass
 
-import keras_estimator  # noqa: E402,F401  (installs tf.compat.v1.layers)
+import keras_estimator  # noqa: E402,F401
 
 
 @pytest.fixture

@@ -1,9 +1,28 @@
-"""Small model_fns and input_fns shared by the tests (legacy TF1 style)."""
+"""Shared by the tests in every folder (importable as `helpers`: pyproject.toml puts tests/ on
+pytest's pythonpath, and the scripts in scripts/ put it on sys.path themselves).
+
+- small model_fns and input_fns (legacy TF1 style) and the one Estimator factory;
+- where the test data and scripts are;
+- the one way to run a real child Python process (or any command) from a test.
+"""
+
+import os
+import socket
+import subprocess
+import sys
 
 import numpy as np
 import tensorflow.compat.v1 as tf
 
 import keras_estimator as estimator
+
+TESTS_DIR = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(TESTS_DIR)  # the repository
+SCRIPTS = os.path.join(TESTS_DIR, "scripts")  # programs the tests run in child processes
+FIXTURES = os.path.join(TESTS_DIR, "fixtures")  # committed model_dirs and their makers
+
+
+# -- model_fns, input_fns, the Estimator factory ----------------------------------------------
 
 
 def dataset_input_fn(x, y=None, batch_size=32, repeat=False, shuffle=False):
@@ -42,6 +61,66 @@ def classifier_model_fn(features, labels, mode, params):
     return estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
 
 
+def make_estimator(model_dir, model_fn=classifier_model_fn, *, params=None, **config):
+    """An `Estimator` of `model_fn` (classifier_model_fn unless given) in `model_dir`.
+
+    `params` defaults to `{}`. Keyword arguments, if any, are the `RunConfig`'s
+    (`make_estimator(tmp_path, save_checkpoints_steps=5)`); without them the Estimator gets
+    `model_dir=` and its default RunConfig, exactly as `Estimator(model_fn, model_dir=...)`.
+    """
+    params = {} if params is None else params
+    if config:
+        config = estimator.RunConfig(model_dir=str(model_dir), **config)
+        return estimator.Estimator(model_fn, config=config, params=params)
+    return estimator.Estimator(model_fn, model_dir=str(model_dir), params=params)
+
+
 def accuracy_np(est, x, y, batch_size=64):
     preds = est.predict(dataset_input_fn(x, batch_size=batch_size), predict_keys="classes")
     return float(np.mean(np.array([p["classes"] for p in preds]) == y))
+
+
+# -- child processes -------------------------------------------------------------------------
+
+
+def child_env(extra=None):
+    """The environment of a child process: this process's, TensorFlow's C++ log at warnings
+    and above (TF_CPP_MIN_LOG_LEVEL=2), and no TF_CONFIG (a child joins a cluster only when
+    its own script sets one). `extra` variables are added last."""
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
+    env.pop("TF_CONFIG", None)
+    env.update(extra or {})
+    return env
+
+
+def run_process(command, *, env=None, timeout=300, cwd=None):
+    """Runs `command` (a list) in a real child process until it exits; returns the
+    CompletedProcess with its stdout and stderr as text. `env`: extra variables."""
+    return subprocess.run(
+        command, capture_output=True, text=True, timeout=timeout, cwd=cwd, env=child_env(env)
+    )
+
+
+def run_python(*args, env=None, timeout=300, cwd=None):
+    """`python *args` (this interpreter) in a child process, run to its end (run_process)."""
+    return run_process([sys.executable, *args], env=env, timeout=timeout, cwd=cwd)
+
+
+def start_python(*args, env=None, stdout=subprocess.PIPE, stderr=subprocess.STDOUT):
+    """Starts `python *args` (this interpreter) in a child process and returns its Popen
+    (text mode; stdout piped, stderr merged into it unless given). The caller waits for it
+    and kills it in a `finally`."""
+    return subprocess.Popen(
+        [sys.executable, *args], stdout=stdout, stderr=stderr, text=True, env=child_env(env)
+    )
+
+
+def free_ports(n):
+    """`n` distinct free TCP ports on 127.0.0.1, as strings (all bound at once, then freed)."""
+    sockets = [socket.socket() for _ in range(n)]
+    for s in sockets:
+        s.bind(("127.0.0.1", 0))
+    ports = [str(s.getsockname()[1]) for s in sockets]
+    for s in sockets:
+        s.close()
+    return ports

@@ -1,18 +1,8 @@
 """The package as a user meets it: the demo command, the import-time checks, the namespace."""
 
-import os
-import subprocess
-import sys
+from helpers import TESTS_DIR, run_python
 
 import keras_estimator
-
-
-def run_python(args, env_extra=None, timeout=300):
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
-    env.update(env_extra or {})
-    return subprocess.run(
-        [sys.executable, *args], capture_output=True, text=True, env=env, timeout=timeout
-    )
 
 
 def test_public_namespace():
@@ -22,7 +12,7 @@ def test_public_namespace():
 
 def test_demo_command_trains_evaluates_and_predicts(tmp_path):
     result = run_python(
-        ["-m", "keras_estimator", "demo", "--steps", "300", "--model-dir", str(tmp_path)]
+        "-m", "keras_estimator", "demo", "--steps", "300", "--model-dir", str(tmp_path)
     )
     assert result.returncode == 0, result.stderr[-2000:]
     out = result.stdout
@@ -34,21 +24,21 @@ def test_demo_command_trains_evaluates_and_predicts(tmp_path):
 
 
 def test_import_fails_clearly_on_another_keras_backend():
-    result = run_python(["-c", "import keras_estimator"], {"KERAS_BACKEND": "numpy"})
+    result = run_python("-c", "import keras_estimator", env={"KERAS_BACKEND": "numpy"})
     assert result.returncode != 0
     assert "keras_estimator needs the TensorFlow Keras backend" in result.stderr
     assert "KERAS_BACKEND=tensorflow" in result.stderr
 
 
 def test_import_fails_clearly_with_legacy_keras_switch():
-    result = run_python(["-c", "import keras_estimator"], {"TF_USE_LEGACY_KERAS": "1"})
+    result = run_python("-c", "import keras_estimator", env={"TF_USE_LEGACY_KERAS": "1"})
     assert result.returncode != 0
     assert "Unset TF_USE_LEGACY_KERAS" in result.stderr
 
 
 def test_progress_bar_is_off_in_batch_runs_and_can_be_forced(tmp_path):
     script = tmp_path / "train.py"
-    tests_dir, model_dir = os.path.dirname(__file__), str(tmp_path / "m")
+    tests_dir, model_dir = TESTS_DIR, str(tmp_path / "m")
     script.write_text(
         "import sys\n"
         f"sys.path.insert(0, {tests_dir!r})\n"
@@ -59,17 +49,17 @@ def test_progress_bar_is_off_in_batch_runs_and_can_be_forced(tmp_path):
         f"est = keras_estimator.Estimator(classifier_model_fn, {model_dir!r}, params={{}})\n"
         "est.train(dataset_input_fn(x, y, 8, repeat=True), steps=20)\n"
     )
-    quiet = run_python([str(script)])
+    quiet = run_python(str(script))
     assert quiet.returncode == 0, quiet.stderr[-2000:]
     assert "20/20" not in quiet.stdout  # stdout is a pipe: no bar
-    shown = run_python([str(script)], {"KERAS_ESTIMATOR_PROGRESS": "1"})
+    shown = run_python(str(script), env={"KERAS_ESTIMATOR_PROGRESS": "1"})
     assert shown.returncode == 0, shown.stderr[-2000:]
     assert "20/20" in shown.stdout and "loss" in shown.stdout
 
 
 def test_log_lines_follow_tf_logging_set_verbosity(tmp_path):
     # Legacy scripts ask for the estimator's log lines through tf.logging, as with tf.estimator.
-    tests_dir = os.path.dirname(__file__)
+    tests_dir = TESTS_DIR
     body = (
         "import sys\n"
         f"sys.path.insert(0, {tests_dir!r})\n"
@@ -85,10 +75,10 @@ def test_log_lines_follow_tf_logging_set_verbosity(tmp_path):
     quiet, verbose = tmp_path / "quiet.py", tmp_path / "verbose.py"
     quiet.write_text(body.format(verbosity=""))
     verbose.write_text(body.format(verbosity="tf.logging.set_verbosity(tf.logging.INFO)\n"))
-    shown = run_python([str(verbose), str(tmp_path / "a")])
+    shown = run_python(str(verbose), str(tmp_path / "a"))
     assert shown.returncode == 0, shown.stderr[-2000:]
     assert "loss = " in shown.stderr and ", step = 0" in shown.stderr
     assert "Saving checkpoints for 3 into" in shown.stderr
-    hidden = run_python([str(quiet), str(tmp_path / "b")])
+    hidden = run_python(str(quiet), str(tmp_path / "b"))
     assert hidden.returncode == 0, hidden.stderr[-2000:]
     assert "loss = " not in hidden.stderr and "Saving checkpoints" not in hidden.stderr

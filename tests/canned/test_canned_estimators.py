@@ -7,10 +7,11 @@ import os
 import numpy as np
 import pytest
 import tensorflow as tf
+from helpers import FIXTURES
 
 import keras_estimator as estimator
 
-FIXTURE = os.path.join(os.path.dirname(__file__), "fixtures", "canned_tf_estimator_2_15")
+FIXTURE = os.path.join(FIXTURES, "canned_tf_estimator_2_15")
 KEYS = ["SepalLength", "SepalWidth", "PetalLength", "PetalWidth"]
 BINARY_METRICS = {
     "accuracy", "accuracy_baseline", "auc", "auc_precision_recall", "average_loss",

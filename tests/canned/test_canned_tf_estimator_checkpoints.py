@@ -8,10 +8,11 @@ import shutil
 import numpy as np
 import pytest
 import tensorflow as tf
+from helpers import FIXTURES
 
 from keras_estimator import canned
 
-FIXTURE = os.path.join(os.path.dirname(__file__), "fixtures", "canned_tf_estimator_2_15")
+FIXTURE = os.path.join(FIXTURES, "canned_tf_estimator_2_15")
 KEYS = ["SepalLength", "SepalWidth", "PetalLength", "PetalWidth"]
 
 

@@ -5,7 +5,7 @@ import os
 import numpy as np
 import pytest
 import tensorflow.compat.v1 as tf
-from helpers import classifier_model_fn, dataset_input_fn
+from helpers import classifier_model_fn, dataset_input_fn, make_estimator
 
 import keras_estimator as estimator
 
@@ -46,7 +46,7 @@ def test_layout_names_and_cadence(tmp_path, toy_data):
 
 def test_time_based_checkpoints_default(tmp_path, toy_data):
     x, y = toy_data
-    est = estimator.Estimator(classifier_model_fn, model_dir=str(tmp_path), params={})
+    est = make_estimator(tmp_path)
     est.train(dataset_input_fn(x, y, 16, repeat=True), steps=30)
     # 600 s default: only the first and the final checkpoints of a short run
     assert checkpoint_steps(tmp_path) == [0, 30]
@@ -54,11 +54,11 @@ def test_time_based_checkpoints_default(tmp_path, toy_data):
 
 def test_new_estimator_resumes_from_latest_checkpoint(tmp_path, toy_data):
     x, y = toy_data
-    first = estimator.Estimator(classifier_model_fn, model_dir=str(tmp_path), params={})
+    first = make_estimator(tmp_path)
     first.train(dataset_input_fn(x, y, 16, repeat=True), steps=40)
     result = first.evaluate(dataset_input_fn(x, y, 64))
     kernel = first.get_variable_value("dense/kernel")
-    second = estimator.Estimator(classifier_model_fn, model_dir=str(tmp_path), params={})
+    second = make_estimator(tmp_path)
     assert second.evaluate(dataset_input_fn(x, y, 64)) == pytest.approx(result)
     second.train(dataset_input_fn(x, y, 16, repeat=True), steps=1)
     assert second.get_variable_value("global_step") == 41
@@ -96,11 +96,11 @@ def test_seed_makes_runs_repeatable(tmp_path, toy_data):
 
 def test_checkpoint_of_a_different_model_names_the_variables(tmp_path, toy_data):
     x, y = toy_data
-    est = estimator.Estimator(classifier_model_fn, model_dir=str(tmp_path), params={"hidden": 16})
+    est = make_estimator(tmp_path, params={"hidden": 16})
     est.train(dataset_input_fn(x, y, 16, repeat=True), steps=3)
     before = sorted(os.listdir(tmp_path))
 
-    wider = estimator.Estimator(classifier_model_fn, model_dir=str(tmp_path), params={"hidden": 32})
+    wider = make_estimator(tmp_path, params={"hidden": 32})
     with pytest.raises(
         ValueError,
         match=r"dense/kernel: checkpoint has float32\[8, 16\], model_fn creates float32\[8, 32\]",
@@ -138,7 +138,7 @@ def test_resumes_a_model_dir_written_by_a_tf1_graph_mode_saver(tmp_path, toy_dat
             tf.train.Saver().save(sess, str(tmp_path / "model.ckpt"), global_step=30)
             kernel_var = [v for v in tf.global_variables() if v.op.name == "dense/kernel"][0]
             kernel = sess.run(kernel_var)
-    est = estimator.Estimator(classifier_model_fn, model_dir=str(tmp_path), params={})
+    est = make_estimator(tmp_path)
     result = est.evaluate(dataset_input_fn(x, y, 64))
     assert result["global_step"] == 30
     assert result["accuracy"] > 0.6
@@ -176,7 +176,7 @@ def test_no_checkpoints_when_both_save_settings_are_none(tmp_path, toy_data):
 def test_evaluate_restores_only_what_the_eval_step_uses(tmp_path, toy_data):
     """A checkpoint without optimizer slots evaluates, even after training in-process."""
     x, y = toy_data
-    est = estimator.Estimator(classifier_model_fn, model_dir=str(tmp_path / "a"), params={})
+    est = make_estimator(tmp_path / "a")
     est.train(dataset_input_fn(x, y, 16, repeat=True), steps=3)
     slim_dir = tmp_path / "slim"
     slim_dir.mkdir()
@@ -191,9 +191,9 @@ def test_evaluate_restores_only_what_the_eval_step_uses(tmp_path, toy_data):
 
 def test_mismatch_error_is_a_not_found_error_like_tf_estimator(tmp_path, toy_data):
     x, y = toy_data
-    est = estimator.Estimator(classifier_model_fn, model_dir=str(tmp_path), params={"hidden": 4})
+    est = make_estimator(tmp_path, params={"hidden": 4})
     est.train(dataset_input_fn(x, y, 16, repeat=True), steps=1)
-    other = estimator.Estimator(classifier_model_fn, model_dir=str(tmp_path), params={"hidden": 5})
+    other = make_estimator(tmp_path, params={"hidden": 5})
     with pytest.raises(tf.errors.NotFoundError):
         other.evaluate(dataset_input_fn(x, y, 64))
 
@@ -216,7 +216,7 @@ def test_seed_leaves_numpy_and_python_random_alone(tmp_path, toy_data):
 def test_relative_model_dir_resumes(tmp_path, toy_data, monkeypatch):
     monkeypatch.chdir(tmp_path)
     x, y = toy_data
-    est = estimator.Estimator(classifier_model_fn, model_dir="relative/run", params={})
+    est = make_estimator("relative/run")
     est.train(dataset_input_fn(x, y, 16, repeat=True), steps=2)
     assert est.latest_checkpoint() == os.path.join("relative", "run", "model.ckpt-2")
     est.train(dataset_input_fn(x, y, 16, repeat=True), steps=2)

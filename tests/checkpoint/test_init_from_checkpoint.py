@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 import tensorflow.compat.v1 as tf
-from helpers import dataset_input_fn
+from helpers import dataset_input_fn, make_estimator
 
 import keras_estimator as estimator
 
@@ -38,7 +38,7 @@ ENCODER = ["bert/layer_0/kernel", "bert/layer_0/bias", "bert/layer_1/kernel", "b
 @pytest.fixture
 def pretrained(tmp_path, toy_data):
     x, y = toy_data
-    est = estimator.Estimator(make_model_fn("cls", 3), model_dir=str(tmp_path / "pre"), params={})
+    est = make_estimator(tmp_path / "pre", make_model_fn("cls", 3))
     est.train(dataset_input_fn(x, y, 32, repeat=True), steps=20)
     return est
 

@@ -12,10 +12,10 @@ import sys
 import numpy as np
 import pytest
 import tensorflow.compat.v1 as tf
+from helpers import FIXTURES, make_estimator
 
 import keras_estimator as estimator
 
-FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures")
 sys.path.insert(0, FIXTURES)
 from legacy_model import STEPS, input_fns, make_model_fn  # noqa: E402
 
@@ -29,16 +29,15 @@ def tf215_dir(tmp_path):
     return str(target), expected
 
 
-def make_estimator(model_dir):
-    return estimator.Estimator(
-        make_model_fn(estimator, tf), model_dir=model_dir, params={"hidden": 8}
-    )
+def legacy_estimator(model_dir):
+    """The fixture's model_fn (the one tf.estimator 2.15 trained) in `model_dir`."""
+    return make_estimator(model_dir, make_model_fn(estimator, tf), params={"hidden": 8})
 
 
 def test_same_variable_names_as_tf_estimator_2_15(tf215_dir, tmp_path):
     model_dir, expected = tf215_dir
     train, _, _ = input_fns(tf)
-    fresh = make_estimator(str(tmp_path / "ours"))
+    fresh = legacy_estimator(str(tmp_path / "ours"))
     fresh.train(train, steps=2)
     assert sorted(fresh.get_variable_names()) == expected["variables"]
 
@@ -46,7 +45,7 @@ def test_same_variable_names_as_tf_estimator_2_15(tf215_dir, tmp_path):
 def test_evaluate_and_predict_match_tf_estimator_2_15(tf215_dir):
     model_dir, expected = tf215_dir
     _, evaluate, predict = input_fns(tf)
-    est = make_estimator(model_dir)
+    est = legacy_estimator(model_dir)
     metrics = est.evaluate(evaluate)
     assert metrics["global_step"] == STEPS
     assert metrics["accuracy"] == pytest.approx(expected["metrics"]["accuracy"], abs=1e-6)
@@ -61,7 +60,7 @@ def test_evaluate_and_predict_match_tf_estimator_2_15(tf215_dir):
 def test_training_resumes_from_tf_estimator_2_15_checkpoint(tf215_dir):
     model_dir, expected = tf215_dir
     train, evaluate, _ = input_fns(tf)
-    est = make_estimator(model_dir)
+    est = legacy_estimator(model_dir)
     est.train(train, steps=10)
     assert est.get_variable_value("global_step") == STEPS + 10
     assert est.evaluate(evaluate)["loss"] < expected["metrics"]["loss"] * 1.5

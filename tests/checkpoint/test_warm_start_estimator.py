@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import tensorflow as tf2
 import tensorflow.compat.v1 as tf
-from helpers import classifier_model_fn, dataset_input_fn
+from helpers import classifier_model_fn, dataset_input_fn, make_estimator
 
 import keras_estimator as estimator
 
@@ -15,7 +15,7 @@ def bigger_model_fn(features, labels, mode, params):
 
 def test_warm_start_from_a_model_dir_then_resume_from_own_checkpoints(tmp_path, toy_data):
     x, y = toy_data
-    source = estimator.Estimator(classifier_model_fn, model_dir=str(tmp_path / "src"), params={})
+    source = make_estimator(tmp_path / "src")
     source.train(dataset_input_fn(x, y, 32, repeat=True), steps=20)
     kernel = source.get_variable_value("dense/kernel")
 
@@ -48,7 +48,7 @@ def test_warm_start_from_a_model_dir_then_resume_from_own_checkpoints(tmp_path, 
 
 def test_warm_start_settings_and_export_from_the_warm_start(tmp_path, toy_data):
     x, y = toy_data
-    source = estimator.Estimator(classifier_model_fn, model_dir=str(tmp_path / "src"), params={})
+    source = make_estimator(tmp_path / "src")
     source.train(dataset_input_fn(x, y, 32, repeat=True), steps=5)
     settings = estimator.WarmStartSettings(
         ckpt_to_initialize_from=source.latest_checkpoint(), vars_to_warm_start="dense_1/.*"
@@ -81,7 +81,7 @@ def test_warm_start_shape_mismatch_names_the_variable_and_leaves_model_dir_empty
     tmp_path, toy_data
 ):
     x, y = toy_data
-    source = estimator.Estimator(classifier_model_fn, model_dir=str(tmp_path / "src"), params={})
+    source = make_estimator(tmp_path / "src")
     source.train(dataset_input_fn(x, y, 32, repeat=True), steps=2)
     bigger = estimator.Estimator(
         bigger_model_fn,

@@ -2,43 +2,17 @@
 
 import json
 import os
-import socket
-import subprocess
-import sys
 
 import numpy as np
-from helpers import classifier_model_fn, dataset_input_fn
+from helpers import SCRIPTS, dataset_input_fn, free_ports, make_estimator, start_python
 
-import keras_estimator as estimator
-
-SCRIPT = os.path.join(os.path.dirname(__file__), "scripts", "multi_worker_train.py")
-
-
-def free_ports(n):
-    sockets = [socket.socket() for _ in range(n)]
-    for s in sockets:
-        s.bind(("127.0.0.1", 0))
-    ports = [str(s.getsockname()[1]) for s in sockets]
-    for s in sockets:
-        s.close()
-    return ports
+SCRIPT = os.path.join(SCRIPTS, "multi_worker_train.py")
 
 
 def run_workers(script, *args_per_worker):
     """Runs one process per argument list on free loopback ports; returns (procs, outputs)."""
     ports = ",".join(free_ports(len(args_per_worker)))
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
-    env.pop("TF_CONFIG", None)
-    procs = [
-        subprocess.Popen(
-            [sys.executable, script, str(i), ports, *args],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            env=env,
-        )
-        for i, args in enumerate(args_per_worker)
-    ]
+    procs = [start_python(script, str(i), ports, *args) for i, args in enumerate(args_per_worker)]
     outputs = []
     try:
         for proc in procs:
@@ -64,7 +38,7 @@ def test_two_workers_train_the_same_weights_and_only_the_chief_writes(tmp_path):
     assert any(name.startswith("events.out") for name in os.listdir(tmp_path / "w0"))
     assert not (tmp_path / "w1").exists() or os.listdir(tmp_path / "w1") == []
     # The chief's model_dir evaluates and predicts afterwards, in another process.
-    est = estimator.Estimator(classifier_model_fn, model_dir=str(tmp_path / "w0"), params={})
+    est = make_estimator(tmp_path / "w0")
     assert est.get_variable_value("global_step") == 12
     np.testing.assert_allclose(est.get_variable_value("dense/kernel"), chief["kernel"], rtol=1e-6)
     rng = np.random.RandomState(0)
@@ -75,7 +49,7 @@ def test_two_workers_train_the_same_weights_and_only_the_chief_writes(tmp_path):
 
 
 def test_a_worker_dying_fails_the_chief_fast_and_training_resumes(tmp_path):
-    script = os.path.join(os.path.dirname(__file__), "scripts", "multi_worker_dies.py")
+    script = os.path.join(SCRIPTS, "multi_worker_dies.py")
     procs, outputs = run_workers(script, (str(tmp_path / "chief"),), (str(tmp_path / "w1"),))
     assert procs[1].returncode == -9  # killed at step 25
     assert procs[0].returncode == 3, outputs[0][-3000:]
@@ -84,7 +58,7 @@ def test_a_worker_dying_fails_the_chief_fast_and_training_resumes(tmp_path):
     assert "Another task of the distributed training job stopped responding" in failure
     assert "Fix: restart every task" in failure
     # The chief's last checkpoint is complete; training resumes from it.
-    est = estimator.Estimator(classifier_model_fn, model_dir=str(tmp_path / "chief"), params={})
+    est = make_estimator(tmp_path / "chief")
     saved = est.get_variable_value("global_step")
     assert saved in (10, 20) and f"model.ckpt-{saved}" in failure
     rng = np.random.RandomState(0)

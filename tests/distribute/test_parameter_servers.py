@@ -6,38 +6,29 @@ script, each bounded by a timeout.
 
 import json
 import os
-import socket
-import subprocess
-import sys
 
 import pytest
 import tensorflow as tf2
-from helpers import classifier_model_fn, dataset_input_fn
+from helpers import (
+    SCRIPTS,
+    classifier_model_fn,
+    dataset_input_fn,
+    free_ports,
+    make_estimator,
+    start_python,
+)
 
 import keras_estimator as estimator
 
-SCRIPT = os.path.join(os.path.dirname(__file__), "scripts", "parameter_server_task.py")
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+SCRIPT = os.path.join(SCRIPTS, "parameter_server_task.py")
 
 
 def test_chief_coordinates_a_worker_and_a_ps_task(tmp_path, toy_data):
-    cluster = {job: [f"127.0.0.1:{free_port()}"] for job in ("chief", "worker", "ps")}
+    jobs = ("chief", "worker", "ps")
+    cluster = {job: [f"127.0.0.1:{port}"] for job, port in zip(jobs, free_ports(len(jobs)))}
     model_dir = str(tmp_path / "model")
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
-    env.pop("TF_CONFIG", None)
     tasks = {
-        job: subprocess.Popen(
-            [sys.executable, SCRIPT, job, json.dumps(cluster), model_dir, "60"],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            env=env,
-        )
+        job: start_python(SCRIPT, job, json.dumps(cluster), model_dir, "60")
         for job in ("ps", "worker", "chief")
     }
     try:
@@ -58,9 +49,9 @@ def test_chief_coordinates_a_worker_and_a_ps_task(tmp_path, toy_data):
 
     # The checkpoint is an ordinary one: same names as single-machine training.
     x, y = toy_data
-    est = estimator.Estimator(classifier_model_fn, model_dir=model_dir, params={})
+    est = make_estimator(model_dir)
     assert est.get_variable_value("global_step") == 60
-    single = estimator.Estimator(classifier_model_fn, model_dir=str(tmp_path / "single"), params={})
+    single = make_estimator(tmp_path / "single")
     single.train(dataset_input_fn(x, y, 16, repeat=True), steps=1)
     assert est.get_variable_names() == single.get_variable_names()
     assert est.evaluate(dataset_input_fn(x, y, 64))["global_step"] == 60

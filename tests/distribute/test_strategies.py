@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import tensorflow as tf2
 import tensorflow.compat.v1 as tf
-from helpers import dataset_input_fn
+from helpers import dataset_input_fn, make_estimator
 
 import keras_estimator as estimator
 
@@ -45,11 +45,15 @@ def regression_data():
     return x, y
 
 
-def make_estimator(model_dir, strategy=None):
-    config = estimator.RunConfig(
-        model_dir=str(model_dir), train_distribute=strategy, tf_random_seed=7
+def linear_estimator(model_dir, strategy=None):
+    """linear_model_fn's Estimator, seeded, under `strategy` (None: no strategy)."""
+    return make_estimator(
+        model_dir,
+        linear_model_fn,
+        params={"hooks": []},
+        train_distribute=strategy,
+        tf_random_seed=7,
     )
-    return estimator.Estimator(linear_model_fn, config=config, params={"hooks": []})
 
 
 def test_mirrored_training_equals_one_device_training_on_the_global_batch(
@@ -57,11 +61,11 @@ def test_mirrored_training_equals_one_device_training_on_the_global_batch(
 ):
     x, y = regression_data
     strategy = mirrored_strategy()
-    mirrored = make_estimator(tmp_path / "mirrored", strategy)
+    mirrored = linear_estimator(tmp_path / "mirrored", strategy)
     # input_fn's batches are per-replica batches, as with tf.estimator: 2 x 8 per step.
     mirrored.train(dataset_input_fn(x, y, 8), steps=100)
     assert mirrored.get_variable_value("global_step") == 4  # 64 examples / (2 x 8)
-    single = make_estimator(tmp_path / "single")
+    single = linear_estimator(tmp_path / "single")
     single.train(dataset_input_fn(x, y, 16), steps=100)
     assert single.get_variable_value("global_step") == 4
     # Gradients are averaged over the replicas: the same weights as one device on 16.
@@ -125,7 +129,7 @@ def test_input_context_and_hooks_under_mirrored(tmp_path, regression_data):
             self.kernel_shape = run_values.results[1].shape
 
     strategy = mirrored_strategy()
-    est = make_estimator(tmp_path, strategy)
+    est = linear_estimator(tmp_path, strategy)
     by_name = StepByNameHook()
     est.train(input_fn, steps=3, hooks=[StepHook(), by_name])
     assert contexts == [(1, 0, 2, 8)]
@@ -137,9 +141,9 @@ def test_input_context_and_hooks_under_mirrored(tmp_path, regression_data):
 
 def test_one_device_strategy_and_eval_distribute(tmp_path, regression_data):
     x, y = regression_data
-    one = make_estimator(tmp_path / "one", tf2.distribute.OneDeviceStrategy("/cpu:0"))
+    one = linear_estimator(tmp_path / "one", tf2.distribute.OneDeviceStrategy("/cpu:0"))
     one.train(dataset_input_fn(x, y, 16), steps=100)
-    single = make_estimator(tmp_path / "single")
+    single = linear_estimator(tmp_path / "single")
     single.train(dataset_input_fn(x, y, 16), steps=100)
     assert one.get_variable_value("global_step") == 4
     np.testing.assert_allclose(
@@ -149,10 +153,13 @@ def test_one_device_strategy_and_eval_distribute(tmp_path, regression_data):
     )
     # eval_distribute: evaluation reads the mirrored variables and sees every example.
     strategy = mirrored_strategy()
-    config = estimator.RunConfig(
-        model_dir=str(tmp_path / "single"), train_distribute=strategy, eval_distribute=strategy
+    both = make_estimator(
+        tmp_path / "single",
+        linear_model_fn,
+        params={"hooks": []},
+        train_distribute=strategy,
+        eval_distribute=strategy,
     )
-    both = estimator.Estimator(linear_model_fn, config=config, params={"hooks": []})
     got, want = both.evaluate(dataset_input_fn(x, y, 8)), single.evaluate(dataset_input_fn(x, y, 8))
     np.testing.assert_allclose(got["mae"], want["mae"], rtol=1e-6)
     with pytest.raises(ValueError, match="train_distribute must be a tf.distribute.Strategy"):

@@ -4,17 +4,17 @@
 import importlib
 import importlib.metadata
 import os
-import subprocess
 import sys
 import threading
 
 import numpy as np
 import pytest
 import tensorflow as tf
+from helpers import SCRIPTS, run_python
 
 import keras_estimator as estimator
 
-LEGACY = os.path.join(os.path.dirname(__file__), "scripts", "legacy")
+LEGACY = os.path.join(SCRIPTS, "legacy")
 v1 = tf.compat.v1
 
 
@@ -31,7 +31,7 @@ def test_install_exposes_legacy_namespaces_and_uninstall_removes_them(installed)
     assert tf.estimator is estimator and v1.estimator is estimator
     assert v1.estimator.tpu.TPUEstimator is estimator.tpu.TPUEstimator
     assert v1.estimator.inputs.numpy_input_fn is estimator.inputs.numpy_input_fn
-    assert v1.estimator.experimental.InMemoryEvaluatorHook is not None
+    assert issubclass(v1.estimator.experimental.InMemoryEvaluatorHook, v1.train.SessionRunHook)
     from tensorflow.contrib import tpu as contrib_tpu
     from tensorflow.python.estimator import run_config
     from tensorflow_estimator.python.estimator import model_fn as model_fn_lib
@@ -144,11 +144,7 @@ def test_contrib_pieces(installed, tmp_path):
 
 
 def run_cli(args, cwd=None, timeout=300):
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
-    return subprocess.run(
-        [sys.executable, "-m", "keras_estimator", "run", *args],
-        capture_output=True, text=True, timeout=timeout, cwd=cwd, env=env,
-    )  # fmt: skip
+    return run_python("-m", "keras_estimator", "run", *args, cwd=cwd, timeout=timeout)
 
 
 def test_unmodified_classic_script_runs_end_to_end(tmp_path):

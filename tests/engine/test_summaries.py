@@ -4,7 +4,7 @@ import os
 
 import pytest
 import tensorflow.compat.v1 as tf
-from helpers import classifier_model_fn, dataset_input_fn
+from helpers import classifier_model_fn, dataset_input_fn, make_estimator
 
 import keras_estimator as estimator
 
@@ -64,7 +64,7 @@ def test_no_summaries_when_save_summary_steps_is_zero(tmp_path, toy_data):
 
 def test_evaluation_metrics_go_to_the_eval_directory(tmp_path, toy_data):
     x, y = toy_data
-    est = estimator.Estimator(classifier_model_fn, model_dir=str(tmp_path), params={})
+    est = make_estimator(tmp_path)
     est.train(dataset_input_fn(x, y, 16, repeat=True), steps=4)
     result = est.evaluate(dataset_input_fn(x, y, 64))
     est.evaluate(dataset_input_fn(x, y, 64), name="holdout")
@@ -77,7 +77,7 @@ def test_evaluation_metrics_go_to_the_eval_directory(tmp_path, toy_data):
 
 def test_eval_events_are_tf1_simple_values_and_read_eval_metrics(tmp_path, toy_data):
     x, y = toy_data
-    est = estimator.Estimator(classifier_model_fn, model_dir=str(tmp_path), params={})
+    est = make_estimator(tmp_path)
     est.train(dataset_input_fn(x, y, 16, repeat=True), steps=2)
     first = est.evaluate(dataset_input_fn(x, y, 64))
     est.train(dataset_input_fn(x, y, 16, repeat=True), steps=3)
@@ -104,7 +104,7 @@ def test_eval_events_are_tf1_simple_values_and_read_eval_metrics(tmp_path, toy_d
 )  # fmt: skip
 def test_early_stopping_hooks_stop_on_eval_metrics(tmp_path, toy_data, make_hook, final_step):
     x, y = toy_data
-    est = estimator.Estimator(classifier_model_fn, model_dir=str(tmp_path), params={})
+    est = make_estimator(tmp_path)
     est.train(dataset_input_fn(x, y, 16, repeat=True), steps=1)
     est.evaluate(dataset_input_fn(x, y, 64))  # one eval result at step 1
     est.train(dataset_input_fn(x, y, 16, repeat=True), steps=49, hooks=[make_hook(est)])
@@ -113,7 +113,7 @@ def test_early_stopping_hooks_stop_on_eval_metrics(tmp_path, toy_data, make_hook
 
 
 def test_make_early_stopping_hook_checks_its_arguments(tmp_path):
-    est = estimator.Estimator(classifier_model_fn, model_dir=str(tmp_path), params={})
+    est = make_estimator(tmp_path)
     with pytest.raises(TypeError, match="must have type `tf.estimator.Estimator`"):
         estimator.experimental.make_early_stopping_hook(object(), lambda: True)
     with pytest.raises(ValueError, match="Only one of `run_every_secs` and `run_every_steps`"):

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 import tensorflow.compat.v1 as tf
-from helpers import dataset_input_fn
+from helpers import dataset_input_fn, make_estimator
 
 import keras_estimator as estimator
 
@@ -233,10 +233,9 @@ def test_train_op_built_in_eval_and_predict_mode_does_not_run(tmp_path):
 
 
 def test_metric_variables_are_not_checkpointed(tmp_path, toy_data):
-    from helpers import classifier_model_fn
 
     x, y = toy_data
-    est = estimator.Estimator(classifier_model_fn, model_dir=str(tmp_path), params={})
+    est = make_estimator(tmp_path)
     est.train(dataset_input_fn(x, y, repeat=True), steps=2)
     est.evaluate(dataset_input_fn(x, y))
     est.train(dataset_input_fn(x, y, repeat=True), steps=1)

@@ -115,7 +115,7 @@ from hashlib import sha1
 import numpy as np
 import pytest
 import tensorflow.compat.v1 as tf
-from helpers import classifier_model_fn, dataset_input_fn
+from helpers import classifier_model_fn, dataset_input_fn, make_estimator
 
 import keras_estimator as estimator
 
@@ -138,7 +138,7 @@ class Ctx:
         self.model_dir = os.path.join(root, MODEL)
         self.empty_dir = os.path.join(root, EMPTY)
         self.setenv = setenv
-        self.est = estimator.Estimator(classifier_model_fn, model_dir=self.model_dir, params={})
+        self.est = make_estimator(self.model_dir)
 
     def path(self, *parts):
         """A path in the case root (not created)."""
@@ -816,7 +816,7 @@ def template(tmp_path_factory):
     """A case root: model/ trained 3 steps by a good Estimator, and an empty dir."""
     root = tmp_path_factory.mktemp("bad_input_template")
     os.makedirs(root / EMPTY)
-    est = estimator.Estimator(classifier_model_fn, model_dir=str(root / MODEL), params={})
+    est = make_estimator(root / MODEL)
     est.train(train_input, steps=3)
     return root
 

@@ -7,7 +7,7 @@ import os
 import numpy as np
 import pytest
 import tensorflow.compat.v1 as tf
-from helpers import classifier_model_fn, dataset_input_fn
+from helpers import classifier_model_fn, dataset_input_fn, make_estimator
 
 import keras_estimator as estimator
 
@@ -38,7 +38,7 @@ def test_headline_example_trains_evaluates_predicts(tmp_path, digits):
 def test_eval_accuracy_matches_numpy_over_all_batches(tmp_path, toy_data):
     """Metric values include the last batch's update (they are read after all updates)."""
     x, y = toy_data
-    est = estimator.Estimator(classifier_model_fn, model_dir=str(tmp_path), params={})
+    est = make_estimator(tmp_path)
     est.train(dataset_input_fn(x, y, 32, repeat=True), steps=30)
     # 256 examples in batches of 100: the last, partial batch changes the accuracy.
     result = est.evaluate(dataset_input_fn(x, y, 100))
@@ -64,7 +64,7 @@ def test_eval_loss_is_mean_of_batch_losses(tmp_path, toy_data):
 
 def test_steps_adds_and_max_steps_is_absolute(tmp_path, toy_data, caplog):
     x, y = toy_data
-    est = estimator.Estimator(classifier_model_fn, model_dir=str(tmp_path), params={})
+    est = make_estimator(tmp_path)
     train_fn = dataset_input_fn(x, y, 16, repeat=True)
     est.train(train_fn, steps=7)
     assert est.get_variable_value("global_step") == 7
@@ -89,7 +89,7 @@ def test_steps_adds_and_max_steps_is_absolute(tmp_path, toy_data, caplog):
 )
 def test_train_step_arguments_are_validated(tmp_path, toy_data, kwargs, message):
     x, y = toy_data
-    est = estimator.Estimator(classifier_model_fn, model_dir=str(tmp_path), params={})
+    est = make_estimator(tmp_path)
     with pytest.raises(ValueError, match=message):
         est.train(dataset_input_fn(x, y, repeat=True), **kwargs)
     assert not os.path.exists(os.path.join(tmp_path, "checkpoint"))
@@ -97,7 +97,7 @@ def test_train_step_arguments_are_validated(tmp_path, toy_data, kwargs, message)
 
 def test_training_stops_when_input_is_exhausted(tmp_path, toy_data):
     x, y = toy_data
-    est = estimator.Estimator(classifier_model_fn, model_dir=str(tmp_path), params={})
+    est = make_estimator(tmp_path)
     est.train(dataset_input_fn(x, y, 32), steps=1000)  # 256 / 32 = 8 batches
     assert est.get_variable_value("global_step") == 8
     assert est.latest_checkpoint().endswith("model.ckpt-8")
@@ -144,7 +144,7 @@ def test_reserved_metric_names_raise(tmp_path, toy_data):
 
 def test_predict_is_lazy_and_supports_keys_batches_and_bare_tensors(tmp_path, toy_data):
     x, y = toy_data
-    est = estimator.Estimator(classifier_model_fn, model_dir=str(tmp_path), params={})
+    est = make_estimator(tmp_path)
     est.train(dataset_input_fn(x, y, 32, repeat=True), steps=5)
 
     calls = []
@@ -178,7 +178,7 @@ def test_predict_is_lazy_and_supports_keys_batches_and_bare_tensors(tmp_path, to
 
 def test_evaluate_and_predict_without_checkpoint_use_fresh_variables(tmp_path, toy_data, caplog):
     x, y = toy_data
-    est = estimator.Estimator(classifier_model_fn, model_dir=str(tmp_path), params={})
+    est = make_estimator(tmp_path)
     with caplog.at_level(logging.INFO, logger="keras_estimator"):
         result = est.evaluate(dataset_input_fn(x, y))
         predictions = list(est.predict(dataset_input_fn(x[:3])))
@@ -217,7 +217,7 @@ def test_temporary_model_dir_is_used_and_logged(caplog):
 
 def test_evaluate_on_empty_input_reports_initial_metric_values(tmp_path, toy_data, caplog):
     x, y = toy_data
-    est = estimator.Estimator(classifier_model_fn, model_dir=str(tmp_path), params={})
+    est = make_estimator(tmp_path)
     with caplog.at_level(logging.WARNING, logger="keras_estimator"):
         result = est.evaluate(dataset_input_fn(x[:0], y[:0], 10))
     assert "Evaluation ran no step" in caplog.text

@@ -4,17 +4,19 @@ Keras recipe, compact reprs, `history`, and re-running cells on the same model_d
 import logging
 import os
 import re
+import sys
 
 import keras
+import matplotlib
 import numpy as np
 import pytest
 import tensorflow as tf
-from helpers import classifier_model_fn, dataset_input_fn
+from helpers import ROOT, classifier_model_fn, dataset_input_fn, make_estimator
 
 import keras_estimator as estimator
 from keras_estimator.checkpoint.checkpoint_files import CheckpointMismatchError
 
-README = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "README.md")
+README = os.path.join(ROOT, "README.md")
 
 
 def readme_block(marker):
@@ -47,7 +49,7 @@ def test_readme_recipe_moves_a_trained_model_fn_to_plain_keras(tmp_path, monkeyp
 
 def test_keras_model_continues_with_fit_evaluate_predict(tmp_path, toy_data):
     x, y = toy_data
-    est = estimator.Estimator(classifier_model_fn, str(tmp_path), params={})
+    est = make_estimator(tmp_path)
     est.train(dataset_input_fn(x, y, 16, repeat=True), steps=20)
     model = est.keras_model
     assert isinstance(model, keras.Model)
@@ -88,7 +90,7 @@ def test_compact_reprs_show_what_differs_from_defaults(tmp_path):
     assert "scaffold" not in repr(spec) and "loss" not in repr(spec)
 
 
-def test_history_and_its_plot(tmp_path, toy_data):
+def test_history_and_its_plot(tmp_path, toy_data, monkeypatch):
     x, y = toy_data
     config = estimator.RunConfig(log_step_count_steps=10)
     est = estimator.Estimator(classifier_model_fn, str(tmp_path), config=config, params={})
@@ -100,25 +102,22 @@ def test_history_and_its_plot(tmp_path, toy_data):
     assert all(np.isfinite(v) for v in history.loss.values())
     assert set(history.evaluations) == {30} and "accuracy" in history.evaluations[30]
     assert set(history.evaluation("holdout")) == {30}
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError:
-        with pytest.raises(ImportError, match="pip install matplotlib"):
-            estimator.plot_history(est, "accuracy")
-    else:
-        matplotlib.use("Agg")
-        ax = estimator.plot_history(est, "accuracy")
-        assert ax.get_xlabel() == "global step" and len(ax.get_lines()) == 2
+    matplotlib.use("Agg")
+    ax = estimator.plot_history(est, "accuracy")
+    assert ax.get_xlabel() == "global step" and len(ax.get_lines()) == 2
+    # matplotlib is optional for users: without it, plotting says how to get it.
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # `import matplotlib` now fails
+    monkeypatch.setitem(sys.modules, "matplotlib.pyplot", None)
+    with pytest.raises(ImportError, match="pip install matplotlib"):
+        estimator.plot_history(est, "accuracy")
 
 
 def test_rerunning_cells_on_the_same_model_dir(tmp_path, toy_data, caplog):
     x, y = toy_data
     model_dir = str(tmp_path)
-    estimator.Estimator(classifier_model_fn, model_dir, params={}).train(
-        dataset_input_fn(x, y, 16, repeat=True), max_steps=10
-    )
+    make_estimator(model_dir).train(dataset_input_fn(x, y, 16, repeat=True), max_steps=10)
     with caplog.at_level(logging.INFO, logger="keras_estimator"):
-        again = estimator.Estimator(classifier_model_fn, model_dir, params={})
+        again = make_estimator(model_dir)
         again.train(dataset_input_fn(x, y, 16, repeat=True), max_steps=10)
     assert f"model_dir {model_dir} has a checkpoint at step 10" in caplog.text
     assert "is at step 10 >= max_steps=10" in caplog.text
@@ -127,7 +126,7 @@ def test_rerunning_cells_on_the_same_model_dir(tmp_path, toy_data, caplog):
     def changed_model_fn(features, labels, mode, params):
         return classifier_model_fn(features, labels, mode, dict(params, hidden=32))
 
-    changed = estimator.Estimator(changed_model_fn, model_dir, params={})
+    changed = make_estimator(model_dir, changed_model_fn)
     with pytest.raises(CheckpointMismatchError) as info:
         changed.train(dataset_input_fn(x, y, 16, repeat=True), steps=1)
     message = str(info.value)

@@ -2,14 +2,12 @@
 
 import json
 import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 import tensorflow as tf2
 import tensorflow.compat.v1 as tf
-from helpers import classifier_model_fn, dataset_input_fn
+from helpers import dataset_input_fn, make_estimator, run_process, run_python
 
 import keras_estimator as estimator
 from keras_estimator import export
@@ -38,13 +36,7 @@ def serve_in_fresh_process(path, key, inputs):
         else {"value": v.tolist(), "dtype": str(v.dtype)}
         for k, v in inputs.items()
     }
-    result = subprocess.run(
-        [sys.executable, "-c", SERVE_WITHOUT_US, path, key, json.dumps(payload)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2"),
-    )
+    result = run_python("-c", SERVE_WITHOUT_US, path, key, json.dumps(payload))
     assert result.returncode == 0, result.stderr[-3000:]
     return {k: np.array(v) for k, v in json.loads(result.stdout.splitlines()[-1]).items()}
 
@@ -52,7 +44,7 @@ def serve_in_fresh_process(path, key, inputs):
 @pytest.fixture
 def trained(tmp_path, toy_data):
     x, y = toy_data
-    est = estimator.Estimator(classifier_model_fn, model_dir=str(tmp_path / "model"), params={})
+    est = make_estimator(tmp_path / "model")
     est.train(dataset_input_fn(x, y, 32, repeat=True), steps=30)
     return est
 
@@ -112,7 +104,7 @@ def serialized_examples(x):
 
 def test_parsing_receiver_gives_classify_regress_and_predict_signatures(tmp_path, toy_data):
     x, y = toy_data
-    est = estimator.Estimator(heads_model_fn, model_dir=str(tmp_path / "m"), params={})
+    est = make_estimator(tmp_path / "m", heads_model_fn)
     est.train(dataset_input_fn(x, y, 32, repeat=True), steps=10)
     fn = export.build_parsing_serving_input_receiver_fn(
         {"x": tf.io.FixedLenFeature([8], tf.float32)}
@@ -128,13 +120,7 @@ def test_parsing_receiver_gives_classify_regress_and_predict_signatures(tmp_path
     expected = [p["class_ids"] for p in est.predict(dataset_input_fn(x[:4], batch_size=4))]
     np.testing.assert_array_equal(predicted["class_ids"], expected)
 
-    listing = subprocess.run(
-        ["saved_model_cli", "show", "--all", "--dir", path],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2"),
-    )
+    listing = run_process(["saved_model_cli", "show", "--all", "--dir", path])
     assert listing.returncode == 0, listing.stderr[-2000:]
     shown = listing.stdout
     for name in ("serving_default", "regression", "predict"):
@@ -146,7 +132,7 @@ def test_parsing_receiver_gives_classify_regress_and_predict_signatures(tmp_path
 
 def test_classification_over_a_raw_receiver_keeps_only_predict_signatures(tmp_path, toy_data):
     x, y = toy_data
-    est = estimator.Estimator(heads_model_fn, model_dir=str(tmp_path / "m"), params={})
+    est = make_estimator(tmp_path / "m", heads_model_fn)
     est.train(dataset_input_fn(x, y, 32, repeat=True), steps=2)
     fn = export.build_raw_serving_input_receiver_fn({"x": tf.TensorSpec([None, 8], tf.float32)})
     path = est.export_saved_model(str(tmp_path / "e"), fn).decode()
@@ -155,7 +141,7 @@ def test_classification_over_a_raw_receiver_keeps_only_predict_signatures(tmp_pa
 
 def test_single_tensor_features_alternatives_and_graph_placeholders(tmp_path, toy_data):
     x, y = toy_data
-    est = estimator.Estimator(heads_model_fn, model_dir=str(tmp_path / "m"), params={})
+    est = make_estimator(tmp_path / "m", heads_model_fn)
     est.train(dataset_input_fn(x, y, 32, repeat=True), steps=2)
     with tf.Graph().as_default():  # how TF1 code made its feature placeholders
         placeholder = tf.placeholder(tf.float32, [None, 8], name="raw_x")
@@ -233,7 +219,7 @@ def test_export_outputs_rules():
 
 def test_export_errors_leave_nothing_behind(tmp_path, toy_data):
     x, y = toy_data
-    est = estimator.Estimator(classifier_model_fn, model_dir=str(tmp_path / "m"), params={})
+    est = make_estimator(tmp_path / "m")
     fn = export.build_raw_serving_input_receiver_fn({"x": tf.TensorSpec([None, 8], tf.float32)})
     with pytest.raises(ValueError, match="Couldn't find trained model at"):
         est.export_saved_model(str(tmp_path / "e"), fn)

@@ -6,7 +6,7 @@ import os
 import numpy as np
 import pytest
 import tensorflow.compat.v1 as tf
-from helpers import classifier_model_fn, dataset_input_fn
+from helpers import classifier_model_fn, dataset_input_fn, make_estimator
 
 import keras_estimator as estimator
 from keras_estimator.export.exporters import (
@@ -271,7 +271,7 @@ def test_train_and_evaluate_writes_latest_final_and_best_saved_models(tmp_path, 
 
 def test_latest_exporter_on_a_real_estimator(tmp_path, toy_data):
     x, y = toy_data
-    est = estimator.Estimator(classifier_model_fn, model_dir=str(tmp_path), params={})
+    est = make_estimator(tmp_path)
     est.train(dataset_input_fn(x, y, 16, repeat=True), steps=2)
     eval_result = est.evaluate(dataset_input_fn(x, y, 64), steps=1)
     exporter = LatestExporter("latest", receiver_fn)

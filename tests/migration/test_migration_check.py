@@ -2,14 +2,11 @@
 
 import json
 import os
-import subprocess
-import sys
 
 import pytest
+from helpers import ROOT, run_python
 
 from keras_estimator.migration import lookup, scan_paths, support_table
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 LEGACY_SOURCE = """\
 import tensorflow.compat.v1 as tf
@@ -59,10 +56,9 @@ def test_scan_follows_imports_and_reports_status_with_replacements(tmp_path):
 
 
 def check(*args, cwd=None):
-    return subprocess.run(
-        [sys.executable, "-m", "keras_estimator", "check", *args],
-        capture_output=True, text=True, timeout=120, cwd=cwd,
-        env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3"),
+    return run_python(
+        "-m", "keras_estimator", "check", *args,
+        cwd=cwd, timeout=120, env={"TF_CPP_MIN_LOG_LEVEL": "3"},
     )  # fmt: skip
 
 

@@ -6,10 +6,9 @@ import json
 import os
 
 import pytest
+from helpers import ROOT
 
-NOTEBOOKS = sorted(
-    glob.glob(os.path.join(os.path.dirname(os.path.dirname(__file__)), "notebooks", "*.ipynb"))
-)
+NOTEBOOKS = sorted(glob.glob(os.path.join(ROOT, "notebooks", "*.ipynb")))
 
 
 def code_cells(path):

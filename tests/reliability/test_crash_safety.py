@@ -17,28 +17,23 @@ the last one the process reported saved and at most the last one it started to s
 the next process starts from exactly that step (the global step never goes backwards).
 Finally this process resumes with `train(steps=N)` and ends at that step + N.
 
-The default tier runs 4 trials (one of each moment); KE_SLOW_TESTS=1 runs 24.
+The default tier runs 4 trials (one of each moment); the slow tier (`-m slow`) runs 24.
 """
 
 import os
 import random
 import signal
-import subprocess
-import sys
 import threading
 import time
 
 import numpy as np
+import pytest
 import tensorflow as tf
-from helpers import classifier_model_fn, dataset_input_fn
+from helpers import SCRIPTS, dataset_input_fn, make_estimator, start_python
 
-import keras_estimator as estimator
-
-SLOW = os.environ.get("KE_SLOW_TESTS") == "1"
-TRIALS = 24 if SLOW else 4
 PHASES = ("random", "bundle", "state", "gc")
 KEEP_MAX = 2  # as in the script
-SCRIPT = os.path.join(os.path.dirname(__file__), "scripts", "crash", "train_forever.py")
+SCRIPT = os.path.join(SCRIPTS, "crash", "train_forever.py")
 STARTUP_TIMEOUT = 120  # seconds for a process to import TensorFlow and start training
 TARGET_TIMEOUT = 30  # seconds to see the moment a trial aims at
 VARIABLES = {"global_step", "dense/kernel", "dense/bias", "dense_1/kernel", "dense_1/bias"}
@@ -86,15 +81,9 @@ class Trainer:
     """One train_forever.py process; its stdout lines are collected by a thread."""
 
     def __init__(self, model_dir, log_path):
-        env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", KERAS_ESTIMATOR_PROGRESS="0")
-        env.pop("TF_CONFIG", None)
         self._log = open(log_path, "w")  # noqa: SIM115 - closed in finish()
-        self.proc = subprocess.Popen(
-            [sys.executable, SCRIPT, model_dir],
-            stdout=subprocess.PIPE,
-            stderr=self._log,
-            text=True,
-            env=env,
+        self.proc = start_python(
+            SCRIPT, model_dir, env={"KERAS_ESTIMATOR_PROGRESS": "0"}, stderr=self._log
         )
         self.lines = []
         self.started = threading.Event()
@@ -166,13 +155,17 @@ class _StartStep(tf.compat.v1.train.SessionRunHook):
         self.value = int(session.run(self._step))
 
 
-def test_kill_9_at_random_moments_resumes_from_the_newest_complete_checkpoint(tmp_path):
+@pytest.mark.parametrize(
+    "trials",
+    [pytest.param(4, id="4-trials"), pytest.param(24, id="24-trials", marks=pytest.mark.slow)],
+)
+def test_kill_9_at_random_moments_resumes_from_the_newest_complete_checkpoint(tmp_path, trials):
     model_dir = str(tmp_path / "model")
     expected_start = 0
     hits = []  # trials whose kill left a checkpoint write or deletion half done
     report = []
     started = time.monotonic()
-    for trial in range(TRIALS):
+    for trial in range(trials):
         rng = random.Random(1000 + trial)
         phase = PHASES[trial % len(PHASES)]
         orphans = set(os.listdir(model_dir)) if os.path.isdir(model_dir) else set()
@@ -213,8 +206,7 @@ def test_kill_9_at_random_moments_resumes_from_the_newest_complete_checkpoint(tm
         expected_start = step
 
     # Resume in this process: train(steps=N) starts at the checkpoint and finishes.
-    config = estimator.RunConfig(save_checkpoints_steps=5, keep_checkpoint_max=KEEP_MAX)
-    est = estimator.Estimator(classifier_model_fn, model_dir=model_dir, config=config, params={})
+    est = make_estimator(model_dir, save_checkpoints_steps=5, keep_checkpoint_max=KEEP_MAX)
     assert est.get_variable_value("global_step") == expected_start
     rng = np.random.RandomState(0)
     x = rng.randn(256, 8).astype("float32")
@@ -228,7 +220,7 @@ def test_kill_9_at_random_moments_resumes_from_the_newest_complete_checkpoint(tm
     assert not [n for n in os.listdir(model_dir) if ".tempstate" in n or "_temp" in n]
 
     print(
-        f"\ncrash safety: {TRIALS} trials in {time.monotonic() - started:.1f}s; "
+        f"\ncrash safety: {trials} trials in {time.monotonic() - started:.1f}s; "
         f"kills that left a checkpoint write or deletion half done: {hits}; "
         + "; ".join(report)
         + f"; files left in model_dir: {_census(model_dir)}"

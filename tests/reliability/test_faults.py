@@ -5,26 +5,20 @@ import glob
 import json
 import os
 import shutil
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 import tensorflow.compat.v1 as tf
-from helpers import classifier_model_fn, dataset_input_fn
+from helpers import SCRIPTS, classifier_model_fn, dataset_input_fn, make_estimator, run_python
 
 import keras_estimator as estimator
 from keras_estimator.checkpoint.checkpoint_files import BrokenCheckpointStateError
 
-SCRIPTS = os.path.join(os.path.dirname(__file__), "scripts")
-
 
 def test_a_failed_checkpoint_write_keeps_the_previous_one_and_training_resumes(tmp_path):
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
-    result = subprocess.run(
-        [sys.executable, os.path.join(SCRIPTS, "write_failure.py"), str(tmp_path / "model")],
-        capture_output=True, text=True, timeout=240, env=env,
-    )  # fmt: skip
+    result = run_python(
+        os.path.join(SCRIPTS, "write_failure.py"), str(tmp_path / "model"), timeout=240
+    )
     assert result.returncode == 0, (result.stdout + result.stderr)[-3000:]
     report = json.loads(result.stdout.split("REPORT ")[1])
     assert "Could not write the checkpoint for step 10" in report["error"]
@@ -103,7 +97,7 @@ def test_corrupted_checkpoint_errors_name_the_file_and_older_ones_still_work(
     model_dir = str(tmp_path / "model")
     shutil.copytree(trained_dir, model_dir)
     message, error = corrupt(model_dir)
-    est = estimator.Estimator(classifier_model_fn, model_dir, params={})
+    est = make_estimator(model_dir)
     for call in (
         lambda: est.evaluate(dataset_input_fn(x, y, 16)),
         lambda: est.train(dataset_input_fn(x, y, 16, repeat=True), steps=1),
@@ -147,7 +141,7 @@ def test_vector_metrics_are_returned_but_not_in_history(tmp_path, toy_data):
         vector = tf.metrics.mean_tensor(tf.reduce_mean(features["x"], 0))
         return spec._replace(eval_metric_ops={**spec.eval_metric_ops, "mean_x": vector})
 
-    est = estimator.Estimator(model_fn, str(tmp_path), params={})
+    est = make_estimator(tmp_path, model_fn)
     est.train(dataset_input_fn(x, y, 16, repeat=True), steps=2)
     metrics = est.evaluate(dataset_input_fn(x, y, 64))
     assert metrics["mean_x"].shape == (8,)

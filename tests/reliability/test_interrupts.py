@@ -3,23 +3,17 @@ checkpoint, raises KeyboardInterrupt, and the same call continues from it (real 
 
 import os
 import signal
-import subprocess
-import sys
 import time
 
 import tensorflow as tf
-from helpers import classifier_model_fn, dataset_input_fn
+from helpers import SCRIPTS, dataset_input_fn, make_estimator, start_python
 
-import keras_estimator as estimator
-
-SCRIPT = os.path.join(os.path.dirname(__file__), "scripts", "interrupt_train.py")
+SCRIPT = os.path.join(SCRIPTS, "interrupt_train.py")
 
 
 def test_sigint_stops_after_the_step_saves_and_training_continues(tmp_path, toy_data):
     model_dir = str(tmp_path / "model")
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
-    process = subprocess.Popen([sys.executable, SCRIPT, model_dir], stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT, text=True, env=env)  # fmt: skip
+    process = start_python(SCRIPT, model_dir)
     try:
         deadline = time.time() + 120
         while tf.train.latest_checkpoint(model_dir) is None:  # the step-0 checkpoint
@@ -40,6 +34,6 @@ def test_sigint_stops_after_the_step_saves_and_training_continues(tmp_path, toy_
     assert int(tf.train.load_variable(latest, "global_step")) == step
 
     x, y = toy_data
-    est = estimator.Estimator(classifier_model_fn, model_dir, params={})
+    est = make_estimator(model_dir)
     est.train(dataset_input_fn(x, y, 16, repeat=True), steps=5)
     assert est.get_variable_value("global_step") == step + 5

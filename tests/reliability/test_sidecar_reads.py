@@ -4,22 +4,17 @@ checkpoint, nothing crashes, and the global step seen never goes backwards."""
 
 import os
 import subprocess
-import sys
 import time
 
 import tensorflow as tf
-from helpers import classifier_model_fn, dataset_input_fn
+from helpers import SCRIPTS, dataset_input_fn, make_estimator, start_python
 
-import keras_estimator as estimator
-
-SCRIPT = os.path.join(os.path.dirname(__file__), "scripts", "train_while_read.py")
+SCRIPT = os.path.join(SCRIPTS, "train_while_read.py")
 
 
 def test_evaluate_and_predict_while_another_process_trains(tmp_path, toy_data):
     model_dir = str(tmp_path / "model")
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
-    trainer = subprocess.Popen([sys.executable, SCRIPT, model_dir], stdout=subprocess.DEVNULL,
-                               stderr=subprocess.PIPE, text=True, env=env)  # fmt: skip
+    trainer = start_python(SCRIPT, model_dir, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     x, y = toy_data
     seen = []
     try:
@@ -27,7 +22,7 @@ def test_evaluate_and_predict_while_another_process_trains(tmp_path, toy_data):
         while tf.train.latest_checkpoint(model_dir) is None:
             assert time.time() < deadline and trainer.poll() is None, trainer.stderr.read()
             time.sleep(0.2)
-        reader = estimator.Estimator(classifier_model_fn, model_dir, params={})
+        reader = make_estimator(model_dir)
         end = time.time() + 12
         while time.time() < end:
             seen.append(int(reader.evaluate(dataset_input_fn(x, y, 64))["global_step"]))

@@ -5,6 +5,7 @@ import functools
 import numpy as np
 import pytest
 import tensorflow.compat.v1 as tf
+from helpers import make_estimator
 
 import keras_estimator as estimator
 
@@ -43,7 +44,7 @@ def test_input_fn_gets_only_the_arguments_it_names(tmp_path):
     def model_fn(features, labels, mode, params):
         return sum_model_fn(features, labels, mode)
 
-    est = estimator.Estimator(model_fn, model_dir=str(tmp_path), params={"batch": 5})
+    est = make_estimator(tmp_path, model_fn, params={"batch": 5})
     est.evaluate(input_fn)
     assert seen["mode"] == estimator.ModeKeys.EVAL
     assert seen["params"] == {"batch": 5}
@@ -238,4 +239,5 @@ def test_predict_never_shows_labels_to_the_model_fn(tmp_path):
     est = estimator.Estimator(model_fn, model_dir=str(tmp_path))
     eval_input_fn = lambda: tf.data.Dataset.from_tensor_slices(({"x": X}, Y)).batch(5)  # noqa: E731
     assert len(list(est.predict(eval_input_fn))) == 20  # an eval input_fn reused for predict
-    assert all(labels is None for mode, labels in seen if mode == estimator.ModeKeys.PREDICT)
+    predict_labels = [labels for mode, labels in seen if mode == estimator.ModeKeys.PREDICT]
+    assert predict_labels and all(labels is None for labels in predict_labels)

@@ -4,7 +4,7 @@ import logging
 
 import pytest
 import tensorflow.compat.v1 as tf
-from helpers import classifier_model_fn, dataset_input_fn
+from helpers import classifier_model_fn, dataset_input_fn, make_estimator
 
 import keras_estimator as estimator
 
@@ -34,13 +34,13 @@ def test_scaffold_saver_retention_is_used_and_builds_no_ops_in_the_step(
 def test_scaffold_init_fn_raises_clearly_and_init_op_is_reported(tmp_path, toy_data, caplog):
     x, y = toy_data
     init_fn = with_scaffold(lambda: tf.train.Scaffold(init_fn=lambda scaffold, session: None))
-    est = estimator.Estimator(init_fn, model_dir=str(tmp_path / "a"), params={})
+    est = make_estimator(tmp_path / "a", init_fn)
     with pytest.raises(NotImplementedError, match="init_from_checkpoint"):
         est.train(dataset_input_fn(x, y, 32, repeat=True), steps=1)
     assert not (tmp_path / "a").exists() or not list((tmp_path / "a").glob("*.index"))
 
     init_op = with_scaffold(lambda: tf.train.Scaffold(init_op=tf.no_op()))
-    est = estimator.Estimator(init_op, model_dir=str(tmp_path / "b"), params={})
+    est = make_estimator(tmp_path / "b", init_op)
     with caplog.at_level(logging.WARNING, logger="keras_estimator"):
         est.train(dataset_input_fn(x, y, 32, repeat=True), steps=2)
     assert "init_op: not run by keras_estimator" in caplog.text

@@ -5,6 +5,7 @@ import json
 import keras
 import pytest
 import tensorflow as tf
+from helpers import run_python
 
 import keras_estimator as estimator
 from keras_estimator import EstimatorSpec, ModeKeys, RunConfig
@@ -116,7 +117,10 @@ def test_replace_validates_and_keeps_mode():
             spec._replace(mode=ModeKeys.TRAIN)
         with pytest.raises(ValueError, match="Missing loss."):
             spec._replace(loss=None)
-        assert spec._replace(predictions={"p": tf.constant(1.0)}).predictions["p"] is not None
+        p = tf.constant(1.0)
+        replaced = spec._replace(predictions={"p": p})
+        assert replaced.predictions == {"p": p} and replaced.predictions["p"] is p
+        assert replaced.mode == ModeKeys.EVAL and replaced.loss is spec.loss
 
     in_graph(build)
 
@@ -215,9 +219,6 @@ def test_session_config_maps_to_tf_config_and_warns_about_the_rest(tmp_path, cap
 
 
 def test_session_config_thread_counts_in_a_fresh_process(tmp_path):
-    import subprocess
-    import sys
-
     code = (
         "import tensorflow as tf, keras_estimator as ke\n"
         "proto = tf.compat.v1.ConfigProto(intra_op_parallelism_threads=1,"
@@ -227,7 +228,7 @@ def test_session_config_thread_counts_in_a_fresh_process(tmp_path):
         "print(tf.config.threading.get_intra_op_parallelism_threads(),"
         " tf.config.threading.get_inter_op_parallelism_threads())\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    out = run_python("-c", code)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.split()[-2:] == ["1", "1"]
 

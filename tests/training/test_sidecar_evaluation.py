@@ -3,34 +3,21 @@
 
 import json
 import os
-import socket
-import subprocess
-import sys
 
 import tensorflow.compat.v1 as tf
-from helpers import classifier_model_fn, dataset_input_fn
+from helpers import SCRIPTS, classifier_model_fn, dataset_input_fn, free_ports, start_python
 
 import keras_estimator as estimator
 
-SCRIPT = os.path.join(os.path.dirname(__file__), "scripts", "train_as_chief.py")
+SCRIPT = os.path.join(SCRIPTS, "train_as_chief.py")
 
 
 def test_evaluator_task_evaluates_checkpoints_while_the_chief_trains(
     tmp_path, toy_data, monkeypatch
 ):
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = str(s.getsockname()[1])
+    (port,) = free_ports(1)
     model_dir = str(tmp_path / "model")
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
-    env.pop("TF_CONFIG", None)
-    chief = subprocess.Popen(
-        [sys.executable, SCRIPT, port, model_dir, "300"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        env=env,
-    )
+    chief = start_python(SCRIPT, port, model_dir, "300")
     try:
         cluster = {"chief": [f"127.0.0.1:{port}"]}
         monkeypatch.setenv(

@@ -6,9 +6,8 @@ import os
 
 import pytest
 import tensorflow.compat.v1 as tf
-from helpers import classifier_model_fn, dataset_input_fn
+from helpers import dataset_input_fn, make_estimator
 
-import keras_estimator as estimator
 from keras_estimator.experimental import read_eval_metrics, stop_if_higher_hook
 from keras_estimator.export.exporters import Exporter
 from keras_estimator.training.train_and_evaluate import EvalSpec, TrainSpec, train_and_evaluate
@@ -30,11 +29,6 @@ class RecordingExporter(Exporter):
             (export_path, os.path.basename(checkpoint_path), step, is_the_final_export)
         )
         return f"export-{step}"
-
-
-def make_estimator(tmp_path, **config):
-    config = estimator.RunConfig(model_dir=str(tmp_path), **config)
-    return estimator.Estimator(classifier_model_fn, config=config, params={})
 
 
 def train_input(toy_data, repeat=True):
