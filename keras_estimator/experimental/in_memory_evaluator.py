@@ -38,7 +38,20 @@ class InMemoryEvaluatorHook(_V1.train.SessionRunHook):
                 f"`estimator` must have type `tf.estimator.Estimator`. Got: {type(estimator)}"
             )
         if not isinstance(every_n_iter, int) or every_n_iter <= 0:
-            raise ValueError(f"`every_n_iter` must be a positive integer. Given: {every_n_iter!r}")
+            raise ValueError(
+                f"invalid every_n_iter={every_n_iter}. `every_n_iter` must be a positive integer: "
+                "evaluate every that many training iterations. "
+                f"Received: every_n_iter={every_n_iter!r}"
+            )
+        config = estimator.config
+        if config.num_ps_replicas > 0 or config.num_worker_replicas > 1:
+            raise ValueError(
+                "InMemoryEvaluator supports only single machine (aka Local) setting. Expected "
+                "no ps tasks and one worker in TF_CONFIG. Fix: in a cluster, evaluate with "
+                "train_and_evaluate (an evaluator task). Received: "
+                f"num_ps_replicas={config.num_ps_replicas}, "
+                f"num_worker_replicas={config.num_worker_replicas}"
+            )
         self._estimator, self._input_fn = estimator, input_fn
         self._steps, self._hooks, self._name = steps, hooks, name
         self._every = every_n_iter

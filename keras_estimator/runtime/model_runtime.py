@@ -20,6 +20,7 @@ from keras_estimator.checkpoint import checkpoint_files as ckpt_lib
 from keras_estimator.checkpoint.init_from_checkpoint import apply_checkpoint_initializers
 from keras_estimator.checkpoint.warm_start import warm_start
 from keras_estimator.compat.v1_layers_install import install_v1_layers
+from keras_estimator.distribute import parameter_servers
 from keras_estimator.distribute.strategies import iterator_spec, strategy_of
 from keras_estimator.engine.global_step import GlobalStepVariable
 from keras_estimator.engine.model import EstimatorModel
@@ -52,7 +53,12 @@ class ModelRuntime:
         self.config = config
         self.model_dir: str = config.model_dir
         self.warm_start_settings = warm_start_settings
-        self.strategy, self.distributed_modes = strategy_of(config)
+        self._strategy: Any = None
+        self._distributed_modes: frozenset | None = None  # None: not decided yet
+        if not (
+            parameter_servers.has_parameter_servers(config) and config.train_distribute is None
+        ):
+            self._decide_strategy()  # now: a bad strategy setting fails at construction
         self.model: EstimatorModel | None = None
         self._loops: dict[Any, tuple] = {}
         self._writers: dict[str, tf.summary.SummaryWriter] = {}
@@ -60,7 +66,24 @@ class ModelRuntime:
 
     def use_strategy(self, strategy: tf.distribute.Strategy, modes: frozenset) -> None:
         """Runs `modes` under `strategy` from now on (TPUEstimator's TPUStrategy)."""
-        self.strategy, self.distributed_modes = strategy, modes
+        self._strategy, self._distributed_modes = strategy, modes
+
+    def _decide_strategy(self) -> None:
+        # The ParameterServerStrategy keras_estimator makes for a ps cluster connects to
+        # its tasks: made on first use, so an Estimator only constructed (for a hook, an
+        # export) does not.
+        if self._distributed_modes is None:
+            self._strategy, self._distributed_modes = strategy_of(self.config)
+
+    @property
+    def strategy(self) -> tf.distribute.Strategy | None:
+        self._decide_strategy()
+        return self._strategy
+
+    @property
+    def distributed_modes(self) -> frozenset:
+        self._decide_strategy()
+        return self._distributed_modes
 
     def strategy_for(self, mode: str) -> tf.distribute.Strategy | None:
         """The strategy a mode runs under: train/eval_distribute; predict never had one."""
