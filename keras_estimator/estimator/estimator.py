@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import functools
 import logging
 import os
 import tempfile
@@ -30,6 +31,7 @@ from keras_estimator.runtime.predictions import select_keys, split_examples
 from keras_estimator.runtime.saved_model_export import write_saved_model
 from keras_estimator.runtime.session_config import apply_session_config
 from keras_estimator.runtime.training_loop import make_saver, run_training
+from keras_estimator.seam import internals
 from keras_estimator.spec.mode_keys import ModeKeys
 from keras_estimator.spec.run_config import RunConfig, TaskType
 from keras_estimator.utils.log import notice
@@ -63,6 +65,19 @@ def _resolve_config(config: Any, model_dir: Any) -> RunConfig:
     if config.model_dir != model_dir:
         config = config.replace(model_dir=model_dir)
     return config
+
+
+def _eagerly(method: Callable) -> Callable:
+    """Runs an Estimator method eagerly, even when called in TF1 graph mode (inside
+    `tf.Graph().as_default()` or under `disable_eager_execution()`): tf.estimator built its
+    own graph there; keras_estimator's steps are compiled functions run eagerly."""
+
+    @functools.wraps(method)
+    def eager_method(*args: Any, **kwargs: Any) -> Any:
+        with internals.eager_mode():
+            return method(*args, **kwargs)
+
+    return eager_method
 
 
 class Estimator:
@@ -177,10 +192,12 @@ class Estimator:
         """The newest checkpoint prefix in `model_dir`, or None."""
         return ckpt_lib.latest_checkpoint(self._model_dir)
 
+    @_eagerly
     def get_variable_names(self) -> list[str]:
         """Names of all variables in the latest checkpoint."""
         return [name for name, _ in tf.train.list_variables(self._require_checkpoint())]
 
+    @_eagerly
     def get_variable_value(self, name: str) -> np.ndarray:
         """The value of variable `name` in the latest checkpoint."""
         return tf.train.load_variable(self._require_checkpoint(), name)
@@ -252,6 +269,7 @@ class Estimator:
             ) from exc
 
     # -- train ----------------------------------------------------------------------------
+    @_eagerly
     def train(
         self,
         input_fn: Callable,
@@ -378,6 +396,7 @@ class Estimator:
         """
         return self._evaluate(input_fn, steps, hooks, checkpoint_path, name, in_memory=False)
 
+    @_eagerly
     def _evaluate(
         self,
         input_fn: Callable,
@@ -481,42 +500,54 @@ class Estimator:
             ...     print(p["probabilities"])
         """
         hooks, callbacks = validate_hooks(hooks)
-        checkpoint = self._checkpoint_for(checkpoint_path, "predict")
-        runtime = self._runtime
-        runtime.seed()
-        dataset = self._input_for(input_fn, ModeKeys.PREDICT)
-        predict_fn, runner = runtime.prepare(
-            ModeKeys.PREDICT, dataset, checkpoint, tuple(hooks), follow_latest=not checkpoint_path
-        )
         if isinstance(predict_keys, str):
             predict_keys = [predict_keys]
-        runner.after_create_session()
-        keras_callbacks = KerasCallbacks(callbacks, runtime.model, "predict")
-        for index, batch in enumerate(dataset):
-            if runner.active:
-                runner.before_step()
-            keras_callbacks.batch_begin(index)
-            fetches = runner.fetch_tensors()
-            step = predict_fn.with_fetches(fetches) if fetches else predict_fn
-            predictions, hook_values = step(batch)
-            predictions = select_keys(predictions, predict_keys)
-            stop = runner.active and runner.after_step(
-                {k: v.numpy() for k, v in hook_values.items()}
-            )
-            stop = keras_callbacks.batch_end(index, {"outputs": predictions}) or stop
-            yield from split_examples(predictions, yield_single_examples)
+        # Eager inside each step only: while suspended at a `yield`, the caller's mode holds.
+        with internals.eager_mode():
+            checkpoint = self._checkpoint_for(checkpoint_path, "predict")
+            runtime = self._runtime
+            runtime.seed()
+            dataset = self._input_for(input_fn, ModeKeys.PREDICT)
+            predict_fn, runner = runtime.prepare(
+                ModeKeys.PREDICT, dataset, checkpoint, tuple(hooks),
+                follow_latest=not checkpoint_path,
+            )  # fmt: skip
+            runner.after_create_session()
+            keras_callbacks = KerasCallbacks(callbacks, runtime.model, "predict")
+            batches = iter(dataset)
+        index = 0
+        while True:
+            with internals.eager_mode():
+                batch = next(batches, None)
+                if batch is None:
+                    if runner.active:
+                        # tf.estimator asked for one more batch: its hooks' before_run ran,
+                        # then the input's end (OutOfRangeError) skipped after_run.
+                        runner.before_step()
+                    break
+                if runner.active:
+                    runner.before_step()
+                keras_callbacks.batch_begin(index)
+                fetches = runner.fetch_tensors()
+                step = predict_fn.with_fetches(fetches) if fetches else predict_fn
+                predictions, hook_values = step(batch)
+                predictions = select_keys(predictions, predict_keys)
+                stop = runner.active and runner.after_step(
+                    {k: v.numpy() for k, v in hook_values.items()}
+                )
+                stop = keras_callbacks.batch_end(index, {"outputs": predictions}) or stop
+                examples = list(split_examples(predictions, yield_single_examples))
+            yield from examples
+            index += 1
             if stop:
                 break
-        else:
-            if runner.active:
-                # tf.estimator asked for one more batch: its hooks' before_run ran, then the
-                # input's end (OutOfRangeError) skipped after_run.
-                runner.before_step()
-        keras_callbacks.end({})
-        runner.end()
-        runtime.flush_model_fn_writers()
+        with internals.eager_mode():
+            keras_callbacks.end({})
+            runner.end()
+            runtime.flush_model_fn_writers()
 
     # -- export --------------------------------------------------------------------------
+    @_eagerly
     def export_saved_model(
         self,
         export_dir_base: str | os.PathLike,

@@ -36,6 +36,7 @@ try:
     from keras.src.random import seed_generator as _keras_seed_generator
     from tensorflow.python.data.ops import dataset_ops as _dataset_ops
     from tensorflow.python.distribute.coordinator import values as _coordinator_values
+    from tensorflow.python.eager import context as _context
     from tensorflow.python.eager import wrap_function as _wrap_function
     from tensorflow.python.framework import func_graph as _func_graph
     from tensorflow.python.ops import resource_variable_ops as _resource_variable_ops
@@ -82,6 +83,7 @@ def _expectations() -> list[tuple[str, bool]]:
         ("DatasetV1.make_one_shot_iterator / make_initializable_iterator",
          hasattr(_dataset_ops.DatasetV1, "make_one_shot_iterator")
          and hasattr(_dataset_ops.DatasetV1, "make_initializable_iterator")),
+        ("eager.context.eager_mode", callable(getattr(_context, "eager_mode", None))),
         ("wrap_function.WrappedFunction.prune",
          hasattr(_wrap_function.WrappedFunction, "prune")),
         ("FuncGraph.deferred_external_captures / deferred_internal_captures",
@@ -146,6 +148,11 @@ def keras_optimizer_learning_rate(optimizer: keras.optimizers.Optimizer) -> Any:
 
 
 # -- tracing -------------------------------------------------------------------------------
+def eager_mode() -> contextlib.AbstractContextManager:
+    """Eager execution inside, whatever the caller's mode (TF1 graph mode included)."""
+    return _context.eager_mode()
+
+
 def graph_pruner(graph: tf.Graph) -> Any:
     """A wrapper of a traced graph whose `.prune(feeds, fetches)` gives a function running
     only what `fetches` need: TF1's `session.run(fetches, feed_dict)` semantics."""
