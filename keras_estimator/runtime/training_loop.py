@@ -117,6 +117,16 @@ def make_saver(
     return ListenedSaver(writer, listeners, runner.session, save_steps, save_secs)
 
 
+def _batches_left(dataset: Any) -> int | None:
+    """How many batches a finite dataset of known length holds (None: infinite or unknown).
+    With an unknown length, hooks walked ahead of a chunk the input cuts short have seen
+    after_run for steps that did not run (the only place the protocol is approximate)."""
+    if not isinstance(dataset, tf.data.Dataset):
+        return None
+    cardinality = int(dataset.cardinality())
+    return cardinality if cardinality >= 0 else None
+
+
 def run_training(
     loop: Callable,
     dataset: tf.data.Dataset,
@@ -147,6 +157,7 @@ def run_training(
     def interrupted() -> bool:
         return interrupt is not None and interrupt.requested
 
+    remaining = _batches_left(dataset) if runner.active else None
     while not stop and not interrupted() and (target is None or step < target):
         chunk = config.steps_per_execution or _MAX_CHUNK
         if log_every:
@@ -158,6 +169,11 @@ def run_training(
             chunk = min(chunk, max(last_saved + save_steps - step, 1))
         if target is not None:
             chunk = min(chunk, target - step)
+        if remaining is not None:
+            # Hooks are walked ahead through a chunk: it must not outrun the input, so
+            # they see as many steps as ran (and, at the end, the one before_run more
+            # tf.estimator called before the input's OutOfRangeError).
+            chunk = max(min(chunk, remaining), 1)
         fetch_step = False
         if runner.active:
             # Walking hooks ahead only pays for several steps; a lone step runs as itself.
@@ -174,6 +190,8 @@ def run_training(
         step_loop = loop.with_fetches(fetches) if fetches else loop
         ran, logs = step_loop(iterator, tf.constant(chunk, tf.int64))
         ran = int(ran)
+        if remaining is not None:
+            remaining = max(remaining - ran, 0)
         if ran:
             loss = float(logs["loss"])
             step = int(logs["global_step"])

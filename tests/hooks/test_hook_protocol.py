@@ -133,3 +133,15 @@ def test_a_fetch_asked_for_late_is_served_without_tracing_again(tmp_path, toy_da
     assert traces == [estimator.ModeKeys.TRAIN]
     assert hook.calls == 5
     assert hook.values == [None, None, 3, 4, 5]  # read after the step's update
+
+
+def test_training_until_the_input_ends_calls_hooks_as_tf_estimator(tmp_path, toy_data):
+    """3 batches, no steps limit: 3 steps, then the before_run of the step the input's end
+    cut off (checked against tensorflow-estimator 2.15: begin, after_create_session,
+    (before_run, after_run) x 3, before_run, end)."""
+    x, y = toy_data
+    log = []
+    est = estimator.Estimator(_model_fn_with_spec_hooks(log), model_dir=str(tmp_path))
+    est.train(dataset_input_fn(x[:96], y[:96], batch_size=32), hooks=[ProtocolHook(log, "user")])
+    assert log == _expected(["user", "spec"], 3, input_ends=True)
+    assert est.get_variable_value("global_step") == 3
