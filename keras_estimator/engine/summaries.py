@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 
+import numpy as np
 import tensorflow as tf
 
 from keras_estimator.seam.internals import v1_summaries_to_collections
@@ -44,20 +45,33 @@ def summaries_every(
 
 
 def write_scalars(writer: tf.summary.SummaryWriter | None, values: dict, step: int) -> None:
-    """Writes Python / numpy scalars at `step` as TF1 `simple_value` summaries.
+    """Writes evaluation results (and global_step/sec) at `step` as tf.estimator did.
 
-    That is the form tf.estimator wrote (evaluation results, global_step/sec) and the one
-    its readers (`read_eval_metrics`, exporters, user scripts) look for. No writer (a
+    Numbers become TF1 `simple_value`s (what `read_eval_metrics`, exporters and user scripts
+    read), arrays become tensor summaries, serialized `Summary` bytes are re-tagged
+    `<key>/<i>`; anything else is skipped, as tf.estimator skipped it. No writer (a
     non-chief worker): nothing is written.
     """
     if writer is None:
         return
     summary = tf.compat.v1.Summary()
     for name, value in values.items():
-        try:
-            summary.value.add(tag=name, simple_value=float(value))
-        except (TypeError, ValueError):
-            continue  # not a scalar: tf.estimator skipped those too
+        if isinstance(value, bytes):
+            try:
+                parsed = tf.compat.v1.Summary.FromString(value)
+            except Exception:  # noqa: BLE001  (protobuf's DecodeError; tf.estimator skipped)
+                continue
+            for index, item in enumerate(parsed.value):
+                item.tag = f"{name}/{index}"
+            summary.value.extend(parsed.value)
+        elif isinstance(value, np.ndarray) and value.ndim > 0:
+            item = summary.value.add(tag=name, node_name=name)
+            item.tensor.CopyFrom(tf.make_tensor_proto(value))
+        else:
+            try:
+                summary.value.add(tag=name, simple_value=float(value))
+            except (TypeError, ValueError):
+                continue  # not a number: tf.estimator skipped those too
     with writer.as_default():
         tf.summary.experimental.write_raw_pb(summary.SerializeToString(), step=step)
     writer.flush()

@@ -449,12 +449,21 @@ class Estimator:
         runner.end()
         runtime.flush_model_fn_writers()
         keras_callbacks.end(
-            {k: float(v) for k, v in logs.items() if k != HOOKS_KEY and np.ndim(v) == 0}
+            {
+                k: float(v)
+                for k, v in logs.items()
+                if k != HOOKS_KEY and tf.is_tensor(v) and v.shape.rank == 0
+            }
         )
         if int(ran) == 0:
             # tf.estimator reported the metrics' initial values in this case; so do we.
             logger.warning("Evaluation ran no step: input_fn yielded no data.")
-        results = {key: value.numpy() for key, value in logs.items() if key != HOOKS_KEY}
+        # A metric's value may be a nested structure of tensors (tf.estimator kept it).
+        results = {
+            key: tf.nest.map_structure(lambda t: t.numpy(), value)
+            for key, value in logs.items()
+            if key != HOOKS_KEY
+        }
         results["global_step"] = runtime.global_step_value()
         shown = ", ".join(f"{k} = {v}" for k, v in sorted(results.items()))
         logger.info("Saving dict for global step %d: %s", results["global_step"], shown)
