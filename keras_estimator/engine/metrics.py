@@ -49,11 +49,20 @@ def _rebuild(tensor: tf.Tensor, memo: dict, copies: dict) -> tf.Tensor:
     return copies[op].outputs[tensor.value_index]
 
 
-def value_after(value: Any, updates: list) -> tf.Tensor:
-    """The metric value, recomputed so that it reads the variables after `updates`."""
-    value = tf.convert_to_tensor(value)
-    with tf.control_dependencies(updates):
-        return tf.identity(_rebuild(value, {}, {}))
+def value_after(value: Any, updates: list) -> Any:
+    """The metric value, recomputed so that it reads the variables after `updates`.
+
+    `value` may be a nested tuple / dict of tensors (tf.estimator 2.15 accepted such metric
+    values and reported the same structure); every tensor in it is recomputed.
+    """
+    memo: dict = {}
+    copies: dict = {}
+
+    def after(leaf: Any) -> tf.Tensor:
+        with tf.control_dependencies(updates):
+            return tf.identity(_rebuild(tf.convert_to_tensor(leaf), memo, copies))
+
+    return tf.nest.map_structure(after, value)
 
 
 def _writes_to(variables: list[tf.Variable]) -> list[tf.Operation]:
@@ -70,8 +79,11 @@ def _writes_to(variables: list[tf.Variable]) -> list[tf.Operation]:
 
 def metric_values(
     eval_metric_ops: dict, store: VariableStore
-) -> tuple[dict[str, tf.Tensor], list[tf.Operation]]:
-    """Returns `(values, updates)`: every metric's value read after all of `updates`."""
+) -> tuple[dict[str, Any], list[tf.Operation]]:
+    """Returns `(values, updates)`: every metric's value read after all of `updates`.
+
+    A value is a tensor, or the nested tuple / dict of tensors the metric returned.
+    """
     updates, pending, values = [], {}, {}
     keras_variables: list[tf.Variable] = []
     for name, metric in eval_metric_ops.items():
@@ -83,10 +95,11 @@ def metric_values(
             keras_variables += variables
             pending[name] = metric
         else:
-            value, update_op = metric
-            if not isinstance(update_op, (tf.Tensor, tf.Operation)):
-                update_op = update_op.op  # e.g. the unread variable of a v1 assign_add
-            updates.append(update_op)
+            value, update_ops = metric
+            for update_op in tf.nest.flatten(update_ops):
+                if not isinstance(update_op, (tf.Tensor, tf.Operation)):
+                    update_op = update_op.op  # e.g. the unread variable of a v1 assign_add
+                updates.append(update_op)
             pending[name] = value
     # Fetch each update once, as an operation (a Tensor update_op is its op's output).
     writes = _writes_to(store.local_variables() + keras_variables)

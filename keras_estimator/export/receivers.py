@@ -19,34 +19,71 @@ SINGLE_RECEIVER_KEY = "input"
 SINGLE_LABEL_KEY = "label"
 
 
+_SINGLE_KEYS = {
+    "feature": SINGLE_FEATURE_KEY,
+    "label": SINGLE_LABEL_KEY,
+    "receiver_tensor": SINGLE_RECEIVER_KEY,
+    "receiver_tensors_alternative": SINGLE_RECEIVER_KEY,
+}
+
+
 def _is_tensorish(value: Any) -> bool:
-    return isinstance(value, (tf.Tensor, tf.SparseTensor))
+    return isinstance(value, (tf.Tensor, tf.SparseTensor, tf.RaggedTensor))
 
 
-def _wrap_features(features: Any, what: str = "feature") -> dict[str, Any]:
-    if features is None:
-        raise ValueError(f"{what}s must be defined.")
-    if not isinstance(features, dict):
-        features = {SINGLE_FEATURE_KEY if what == "feature" else SINGLE_LABEL_KEY: features}
-    for name, tensor in features.items():
-        if not isinstance(name, str):
-            raise ValueError(f"{what} keys must be strings: {name}.")
-        if not _is_tensorish(tensor):
-            raise ValueError(f"{what} {name} must be a Tensor or SparseTensor.")
-    return dict(features)
+def _check_tensor(tensor: Any, name: Any, label: str = "feature") -> None:
+    """tf.estimator 2.15: a Tensor, SparseTensor or RaggedTensor; also an object with a
+    `.tensor` that converts to a Tensor (LabeledTensor), kept as given."""
+    if _is_tensorish(tensor):
+        return
+    if hasattr(tensor, "tensor"):
+        try:
+            tf.convert_to_tensor(tensor)
+            return
+        except (TypeError, ValueError):
+            pass
+    shown = f" {name}" if name is not None else ""
+    raise ValueError(
+        f"{label}{shown} must be a Tensor, SparseTensor, or RaggedTensor. Expected graph "
+        "tensors built in the receiver fn, e.g. tf.compat.v1.placeholder(...) or the output "
+        "of tf.io.parse_example. Fix: convert constants with tf.convert_to_tensor(...). "
+        f"Received: {label}{shown} of type {type(tensor).__name__}"
+    )
 
 
-def _wrap_receiver_tensors(receiver_tensors: Any) -> dict[str, tf.Tensor]:
-    if receiver_tensors is None:
-        raise ValueError("receiver_tensors must be defined.")
-    if not isinstance(receiver_tensors, dict):
-        receiver_tensors = {SINGLE_RECEIVER_KEY: receiver_tensors}
-    for name, tensor in receiver_tensors.items():
-        if not isinstance(name, str):
-            raise ValueError(f"receiver_tensors keys must be strings: {name}.")
-        if not isinstance(tensor, tf.Tensor):
-            raise ValueError(f"receiver_tensor {name} must be a Tensor.")
-    return dict(receiver_tensors)
+def _check_key(name: Any, label: str, allow_ints: bool) -> None:
+    if isinstance(name, str) or (allow_ints and isinstance(name, int)):
+        return
+    kinds = "strings or ints" if allow_ints else "strings"
+    raise ValueError(
+        f"{label} keys must be {kinds}: {name}. Expected the dict keys to be {kinds}. "
+        "Fix: use string keys, e.g. "
+        f"{{'x': tensor}}. Received: key {name!r} of type {type(name).__name__}"
+    )
+
+
+def _wrap_and_check(tensors: Any, label: str, allow_int_keys: bool = False) -> dict:
+    """As tf.estimator 2.15's `wrap_and_check_input_tensors`: a single tensor becomes a
+    one-entry dict keyed `feature` / `label` / `input`; keys and values are checked."""
+    if tensors is None:
+        raise ValueError(
+            f"{label}s must be defined. Expected a Tensor or a dict of them. Fix: pass the "
+            f"{label}s built in the receiver fn. Received: {label}s=None"
+        )
+    if not isinstance(tensors, dict):
+        tensors = {_SINGLE_KEYS[label]: tensors}
+    for name, tensor in tensors.items():
+        _check_key(name, label, allow_int_keys)
+        _check_tensor(tensor, name, label)
+    return tensors
+
+
+def _wrap_features(features: Any, what: str = "feature") -> dict[Any, Any]:
+    return dict(_wrap_and_check(features, what, allow_int_keys=True))
+
+
+def _wrap_receiver_tensors(receiver_tensors: Any, label: str = "receiver_tensor") -> dict:
+    return dict(_wrap_and_check(receiver_tensors, label))
 
 
 def _wrap_alternatives(alternatives: Any) -> dict[str, dict[str, tf.Tensor]] | None:
@@ -55,9 +92,14 @@ def _wrap_alternatives(alternatives: Any) -> dict[str, dict[str, tf.Tensor]] | N
     if not isinstance(alternatives, dict):
         raise ValueError(
             f"receiver_tensors_alternatives must be a dict: {alternatives}. Expected "
-            "{name: tensor or {key: tensor}}."
+            "{name: tensor or {key: tensor}}. Fix: name each alternative group, e.g. "
+            "{'raw': {'x': x}}. "
+            f"Received: type(receiver_tensors_alternatives)={type(alternatives).__name__}"
         )
-    return {name: _wrap_receiver_tensors(tensors) for name, tensors in alternatives.items()}
+    return {
+        name: _wrap_receiver_tensors(tensors, "receiver_tensors_alternative")
+        for name, tensors in alternatives.items()
+    }
 
 
 class ServingInputReceiver(
@@ -105,9 +147,11 @@ class TensorServingInputReceiver(
         cls, features: Any, receiver_tensors: Any, receiver_tensors_alternatives: Any = None
     ) -> TensorServingInputReceiver:
         if features is None:
-            raise ValueError("features must be defined.")
-        if not _is_tensorish(features):
-            raise ValueError(f"feature must be a Tensor or SparseTensor. Given: {features}")
+            raise ValueError(
+                "features must be defined. Expected the one Tensor the model_fn gets as "
+                "features. Fix: pass the tensor built in the receiver fn. Received: features=None"
+            )
+        _check_tensor(features, None)
         return super().__new__(
             cls,
             features=features,

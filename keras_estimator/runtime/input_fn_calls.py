@@ -17,6 +17,7 @@ from keras_estimator.spec.mode_keys import ModeKeys
 from keras_estimator.utils.fn_args import fn_args, required_fn_args
 
 logger = logging.getLogger("keras_estimator")
+_LEN_2 = "input_fn should return (features, labels) as a len 2 tuple."
 
 _INPUT_FN_ARGS = ("mode", "params", "config", "input_context")
 _input_fn_lock = threading.Lock()
@@ -97,7 +98,7 @@ class InputFnResultError(TypeError, ValueError):
     """input_fn returned something that is not a dataset or features (TypeError in 2.15)."""
 
 
-def _as_pair_dataset(result: Any, mode: str) -> tf.data.Dataset:
+def _as_pair_dataset(result: Any, mode: str, repeat_tensors: bool = False) -> tf.data.Dataset:
     if isinstance(result, tf.data.Dataset):
         spec = result.element_spec
         if isinstance(spec, tuple):
@@ -106,7 +107,7 @@ def _as_pair_dataset(result: Any, mode: str) -> tf.data.Dataset:
             if len(spec) == 1:
                 return result
             raise ValueError(
-                f"input_fn returned a Dataset whose elements are tuples of {len(spec)}; "
+                f"{_LEN_2} input_fn returned a Dataset whose elements are tuples of {len(spec)}; "
                 "expected (features, labels) or features alone. Fix: fold extra parts into "
                 "the features dict, e.g. dataset.map(lambda x, y, w: ({**x, 'weight': w}, y)). "
                 f"Received: input_fn().element_spec={spec}"
@@ -115,7 +116,7 @@ def _as_pair_dataset(result: Any, mode: str) -> tf.data.Dataset:
     if isinstance(result, (tuple, list)) and not isinstance(result, str):
         if len(result) != 2:
             raise ValueError(
-                f"input_fn returned a {type(result).__name__} of {len(result)} elements; "
+                f"{_LEN_2} input_fn returned a {type(result).__name__} of {len(result)} elements; "
                 "expected a tf.data.Dataset, or a (features, labels) tuple, or features. Fix: "
                 "return (features, labels), with extra tensors inside the features dict. "
                 f"Received: len(input_fn())={len(result)}"
@@ -134,8 +135,9 @@ def _as_pair_dataset(result: Any, mode: str) -> tf.data.Dataset:
             f"Received: type(input_fn())={type(result).__name__}"
         )
     dataset = tf.data.Dataset.from_tensors(element)
-    if mode == ModeKeys.TRAIN:
-        # Constant tensors were fed on every step of a TF1 session.
+    if mode == ModeKeys.TRAIN or repeat_tensors:
+        # Constant tensors were fed on every step of a TF1 session (tf.estimator's
+        # evaluate(steps=N) ran N steps on them); the caller bounds the steps.
         dataset = dataset.repeat()
     else:
         logger.warning(
@@ -164,9 +166,21 @@ def _check_batch_sizes(features: Any, labels: Any) -> None:
 
 
 def call_input_fn(
-    input_fn: Callable, mode: str, params: dict, config: Any, input_context: Any = None
+    input_fn: Callable,
+    mode: str,
+    params: dict,
+    config: Any,
+    input_context: Any = None,
+    *,
+    repeat_tensors: bool = False,
 ) -> tf.data.Dataset:
-    """Calls `input_fn` with the arguments it names; returns a (features, labels) dataset."""
+    """Calls `input_fn` with the arguments it names; returns a (features, labels) dataset.
+
+    When input_fn returns tensors (not a Dataset), TRAIN repeats them forever and EVAL /
+    PREDICT use them as one batch; `repeat_tensors=True` repeats them in every mode, as
+    tf.estimator fed the same tensors on every session.run (evaluate(steps=N) ran N steps
+    on them): the caller must then bound the steps. A Dataset is never repeated.
+    """
     if not callable(input_fn):
         raise TypeError(
             f"input_fn must be callable, given: {input_fn!r}. Expected a function that returns a "
@@ -202,4 +216,4 @@ def call_input_fn(
             "input_fn returned None; expected a tf.data.Dataset or a (features, labels) tuple. "
             "Fix: add the missing `return` statement to input_fn. Received: input_fn()=None"
         )
-    return _as_pair_dataset(result, mode)
+    return _as_pair_dataset(result, mode, repeat_tensors)

@@ -9,6 +9,7 @@ import keras
 import tensorflow as tf
 
 from keras_estimator.export.export_outputs import resolve_export_outputs
+from keras_estimator.seam.internals import keras_variable_backing
 from keras_estimator.spec.mode_keys import ModeKeys
 
 _DEFAULT_GRAPH_ERROR = (
@@ -150,7 +151,94 @@ def validate_spec_hooks(hooks: Any, field: str = "hooks") -> tuple:
     return hooks
 
 
+_WRITE_OPS = frozenset({"AssignAddVariableOp", "AssignSubVariableOp", "AssignVariableOp"})
+# Ops that may write a variable they take (control flow, function calls): counted as updates.
+_CALL_OPS = frozenset(
+    {"If", "StatelessIf", "While", "StatelessWhile", "PartitionedCall", "StatefulPartitionedCall"}
+)
+
+
+def _graph_of(x: Any) -> Any:
+    try:
+        return x.graph
+    except (AttributeError, RuntimeError):
+        return None  # an eager tensor or variable: every graph may capture it
+
+
+def _in_default_graph_scope(graph: Any) -> bool:
+    """`graph` is the default graph or one the default graph (a tf.function) captures from."""
+    current = tf.compat.v1.get_default_graph()
+    while current is not None:
+        if current is graph:
+            return True
+        current = getattr(current, "outer_graph", None)
+    return False
+
+
+def _metric_handles(metric: keras.metrics.Metric) -> list | None:
+    """The resource handles of the metric's variables; None when they cannot be told."""
+    handles = []
+    for variable in metric.variables:
+        backing = keras_variable_backing(variable)
+        handle = getattr(backing, "handle", None)
+        if handle is None or not hasattr(backing, "initializer"):
+            return None  # e.g. a distributed variable: no check
+        handles.append((backing, handle))
+    return handles
+
+
+def _has_updates(handles: list) -> bool:
+    """Whether some op writes one of the variables: in the variable's own graph, or in the
+    default graph (a tf.function) through its capture of the variable."""
+    graph = tf.compat.v1.get_default_graph()
+    captured = {id(outer): inner for outer, inner in getattr(graph, "captures", ())}
+    for variable, handle in handles:
+        uses = [handle] if _graph_of(handle) is not None else []
+        if id(handle) in captured:
+            uses.append(captured[id(handle)])
+        initializer = getattr(variable.initializer, "name", None)
+        for use in uses:
+            for op in use.consumers():
+                if op.name != initializer and op.type in _WRITE_OPS | _CALL_OPS:
+                    return True
+    return False
+
+
+def _check_keras_metric(key: str, metric: keras.metrics.Metric) -> None:
+    """tf.estimator 2.15's checks of a Keras metric in eval_metric_ops (graph mode only):
+    update_state(...) was called on it, and its variables are of the default graph."""
+    if tf.executing_eagerly():
+        return
+    handles = _metric_handles(metric)
+    if not handles:
+        return
+    if not _has_updates(handles):
+        raise ValueError(
+            f'Please call update_state(...) on the "{metric.name}" metric. Expected a Keras '
+            "metric in eval_metric_ops to be updated in the model_fn call that returns it. "
+            f"Fix: call {key!r}'s metric.update_state(labels, predictions) in the model_fn "
+            f"before returning the EstimatorSpec. Received: eval_metric_ops[{key!r}]="
+            f"{type(metric).__name__}(name={metric.name!r}) without updates"
+        )
+    for variable, handle in handles:
+        graph = _graph_of(handle)
+        if graph is not None and not _in_default_graph_scope(graph):
+            label = f"{key}: {variable.name}"
+            raise ValueError(
+                _DEFAULT_GRAPH_ERROR.format("eval_metric_ops", label)
+                + " Expected the Keras metric to be created and updated inside the model_fn "
+                "call that returns it. Fix: create the metric in the model_fn, not in another "
+                f"graph or an earlier call. Received: eval_metric_ops={label!r}"
+            )
+
+
+def _is_metric_part(x: Any) -> bool:
+    return _is_tensor(x) or isinstance(x, (tf.Operation, tf.Variable))
+
+
 def _validate_eval_metric_ops(eval_metric_ops: Any) -> dict:
+    """As tf.estimator 2.15: name -> `(value, update_op)` (value may be a nested tuple / dict
+    of tensors) or a Keras metric updated in the model_fn."""
     if eval_metric_ops is None:
         return {}
     if not isinstance(eval_metric_ops, dict):
@@ -162,6 +250,7 @@ def _validate_eval_metric_ops(eval_metric_ops: Any) -> dict:
         )
     for key, value in eval_metric_ops.items():
         if isinstance(value, keras.metrics.Metric):
+            _check_keras_metric(key, value)
             continue
         if not isinstance(value, tuple) or len(value) != 2:
             raise TypeError(
@@ -170,13 +259,14 @@ def _validate_eval_metric_ops(eval_metric_ops: Any) -> dict:
                 "(it returns that pair) or a keras.metrics.Metric updated in the model_fn. "
                 f"Received: eval_metric_ops[{key!r}]={value!r}"
             )
-        for part in value:
-            if not (_is_tensor(part) or isinstance(part, (tf.Operation, tf.Variable))):
+        for part in tf.nest.flatten(value):
+            if not _is_metric_part(part):
                 raise TypeError(
                     f"Values of eval_metric_ops must be (metric_value, update_op) tuples of "
-                    f"Tensors or Operations, given: {value} for key: {key}. Fix: use a "
-                    "tf.compat.v1.metrics function, which returns that pair, or a "
-                    "keras.metrics.Metric. "
+                    f"Tensors or Operations, given: {value} for key: {key}. Expected "
+                    "metric_value to be a Tensor or a nested tuple / dict of Tensors, and "
+                    "update_op a Tensor or Operation. Fix: use a tf.compat.v1.metrics "
+                    "function, which returns that pair, or a keras.metrics.Metric. "
                     f"Received: type(part)={type(part).__name__} in eval_metric_ops[{key!r}]"
                 )
             _check_graph(part, "eval_metric_ops", f"{key}: {getattr(part, 'name', '')}")
@@ -220,8 +310,11 @@ class EstimatorSpec(collections.namedtuple("EstimatorSpec", _FIELDS)):
 
     Validation follows tf.estimator 2.15: TRAIN needs `loss` and `train_op`, EVAL needs
     `loss`, PREDICT needs `predictions`; `loss` must be a scalar tensor; hooks must be
-    `SessionRunHook`s; `eval_metric_ops` maps names to `(value, update_op)` pairs or to
-    `keras.metrics.Metric` objects updated inside the model_fn.
+    `SessionRunHook`s; `eval_metric_ops` maps names to `(value, update_op)` pairs (the
+    value may be a nested tuple / dict of tensors: evaluate() then reports that structure)
+    or to `keras.metrics.Metric` objects updated inside the model_fn. `mode=None` is
+    accepted, as in tf.estimator: nothing is then required, and the Estimator runs the mode
+    it called the model_fn for (`spec_for_mode` checks the spec against that mode).
 
     keras_estimator also accepts a Keras 3 optimizer as `train_op`: the engine then
     minimises `loss` with it over the trainable variables the model_fn created.
@@ -249,10 +342,11 @@ class EstimatorSpec(collections.namedtuple("EstimatorSpec", _FIELDS)):
         evaluation_hooks: Any = None,
         prediction_hooks: Any = None,
     ) -> EstimatorSpec:
-        if mode not in (ModeKeys.TRAIN, ModeKeys.EVAL, ModeKeys.PREDICT):
+        if mode is not None and mode not in (ModeKeys.TRAIN, ModeKeys.EVAL, ModeKeys.PREDICT):
             raise ValueError(
                 "mode must be one of ModeKeys.TRAIN, EVAL or PREDICT, but it is not. Fix: pass "
-                f"the mode the model_fn received. Received: mode={mode!r}"
+                "the mode the model_fn received (or None, as tf.estimator accepted: the "
+                f"Estimator then runs the mode it called the model_fn for). Received: mode={mode!r}"
             )
         return super().__new__(
             cls,
@@ -293,3 +387,21 @@ class EstimatorSpec(collections.namedtuple("EstimatorSpec", _FIELDS)):
                 f"fields: {', '.join(self._fields)}."
             )
         return EstimatorSpec(**fields)
+
+
+def spec_for_mode(spec: EstimatorSpec, mode: str) -> EstimatorSpec:
+    """`spec` as the Estimator runs it in `mode`. A spec built with `mode=None` (accepted
+    by tf.estimator 2.15, which then ran the mode it had called the model_fn for) is
+    checked for what `mode` needs and given that mode; any other spec is returned as is.
+
+    Example:
+        >>> spec = EstimatorSpec(None, loss=loss, train_op=train_op)
+        >>> spec_for_mode(spec, ModeKeys.TRAIN).mode
+        'train'
+    """
+    if spec.mode is not None:
+        return spec
+    fields = dict(zip(spec._fields[1:], spec[1:]))
+    if isinstance(spec.predictions, dict) and not spec.predictions:
+        fields["predictions"] = None  # "no predictions" (EstimatorSpec keeps {} for None)
+    return EstimatorSpec(mode, **fields)

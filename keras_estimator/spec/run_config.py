@@ -11,6 +11,8 @@ from typing import Any
 import numpy as np
 import tensorflow as tf
 
+from keras_estimator.utils.fn_args import fn_args
+
 logger = logging.getLogger("keras_estimator")
 
 _USE_DEFAULT = object()
@@ -39,6 +41,7 @@ def _default_values() -> dict[str, Any]:
 _NUMERIC = (
     "save_summary_steps", "save_checkpoints_steps", "save_checkpoints_secs",
     "keep_checkpoint_max", "keep_checkpoint_every_n_hours", "log_step_count_steps",
+    "session_creation_timeout_secs",
 )  # fmt: skip
 
 _REPLACEABLE = [
@@ -74,6 +77,121 @@ def _global_id_in_cluster(cluster_spec: Any, task_type: str, task_id: int, chief
             return first + task_id
         first += len(cluster_spec.job_tasks(job)) if job in cluster_spec.jobs else 0
     raise ValueError(f"Task type {task_type!r} is not in the TF_CONFIG cluster {cluster_spec}.")
+
+
+_NOTE_TF_CONFIG = "Note that these values may be coming from the TF_CONFIG environment variable."
+
+
+def _session_master(cluster_spec: Any, task_type: str, task_id: int, tf_config: dict) -> str:
+    """tf.estimator 2.15's `master`: TF_CONFIG's "session_master" if set; '' (in process)
+    for a one-node cluster; else `grpc://` + this task's address."""
+    if "session_master" in tf_config:
+        return tf_config["session_master"]
+    jobs = cluster_spec.jobs
+    if len(jobs) == 1 and len(cluster_spec.job_tasks(jobs[0])) == 1:
+        return ""
+    return "grpc://" + cluster_spec.job_tasks(task_type)[task_id]
+
+
+def _eval_session_master(task_type: str, tf_config: dict) -> str:
+    """tf.estimator 2.15's `evaluation_master`: TF_CONFIG's "eval_session_master" on the
+    evaluator, '' on every other task."""
+    if task_type == TaskType.EVALUATOR:
+        return tf_config.get("eval_session_master", "")
+    return ""
+
+
+def _validate_service(service: Any) -> Any:
+    if service is not None and not isinstance(service, dict):
+        raise TypeError(
+            f'If "service" is set in TF_CONFIG, it must be a dict. Given {type(service)}. '
+            'Expected a JSON object, e.g. "service": {"tpu_worker_job_name": "tpu_worker"}. '
+            'Fix: make TF_CONFIG\'s "service" an object, or remove it. '
+            f"Received: TF_CONFIG['service']={service!r}"
+        )
+    return service
+
+
+def _validate_task(cluster_spec: Any, task: dict, chief_job: str) -> tuple[str, int]:
+    """tf.estimator 2.15's checks of TF_CONFIG's task against its cluster, in its order."""
+    jobs = list(cluster_spec.jobs)
+    if chief_job not in jobs:
+        raise ValueError(
+            f'If "cluster" is set in TF_CONFIG, it must have one "{chief_job}" node. Expected '
+            f'a "{chief_job}" job with one address in TF_CONFIG\'s cluster. Fix: add e.g. '
+            f'"{chief_job}": ["host:port"] to the cluster (with a tf.distribute strategy as '
+            "RunConfig(train_distribute=...), a cluster of workers only is accepted). "
+            f"Received: TF_CONFIG['cluster'] jobs={sorted(jobs)}"
+        )
+    chiefs = cluster_spec.job_tasks(chief_job)
+    if len(chiefs) > 1:
+        raise ValueError(
+            f'The "cluster" in TF_CONFIG must have only one "{chief_job}" node. Expected one '
+            f'address in the "{chief_job}" job. Fix: keep one and move the others to "worker". '
+            f"Received: TF_CONFIG['cluster']['{chief_job}']={chiefs}"
+        )
+    task_type, task_id = task.get("type"), task.get("index")
+    if not task_type:
+        raise ValueError(
+            'If "cluster" is set in TF_CONFIG, task type must be set. Fix: add '
+            f'"task": {{"type": "worker", "index": 0}} (or {chief_job}, ps, evaluator) to '
+            f"TF_CONFIG. Received: TF_CONFIG['task']={task!r}"
+        )
+    if task_id is None:
+        raise ValueError(
+            'If "cluster" is set in TF_CONFIG, task index must be set. Fix: add '
+            f'"index": i to TF_CONFIG\'s task, e.g. "task": {{"type": "{task_type}", '
+            f"\"index\": 0}}. Received: TF_CONFIG['task']={task!r}"
+        )
+    task_id = int(task_id)
+    if task_id < 0:
+        raise ValueError(
+            "Task index must be non-negative number. Fix: set TF_CONFIG's "
+            '"task": {"index": i} with 0 <= i < the number of tasks of that type. '
+            f"Received: TF_CONFIG['task']['index']={task_id}"
+        )
+    if task_type == TaskType.EVALUATOR:
+        return task_type, task_id  # the evaluator is not part of the training cluster
+    if task_type not in jobs:
+        raise ValueError(
+            f"{task_type} is not a valid task_type in the cluster_spec:\n{cluster_spec}\n\n"
+            f"{_NOTE_TF_CONFIG} Expected one of the cluster's jobs {sorted(jobs)} or "
+            '\'evaluator\'. Fix: set TF_CONFIG\'s "task": {"type": ...} to one of those. '
+            f"Received: TF_CONFIG['task']['type']={task_type!r}"
+        )
+    addresses = cluster_spec.job_tasks(task_type)
+    if not 0 <= task_id < len(addresses):
+        raise ValueError(
+            f"{task_id} is not a valid task_id for task_type {task_type} in the "
+            f"cluster_spec:\n{cluster_spec}\n\n{_NOTE_TF_CONFIG} Expected 0 <= index < "
+            f"{len(addresses)}. Fix: set TF_CONFIG's task index within the {task_type!r} job. "
+            f"Received: TF_CONFIG['task']['index']={task_id}"
+        )
+    return task_type, task_id
+
+
+def _strategy_reads_cluster(train_distribute: Any, experimental_distribute: Any) -> bool:
+    """tf.estimator 2.15 left a TF_CONFIG cluster to its distribute coordinator (no chief
+    required, no checks) when training under a non-TPU strategy."""
+    train = train_distribute or getattr(experimental_distribute, "train_distribute", None)
+    return train is not None and not type(train).__name__.startswith("TPUStrategy")
+
+
+def _verify_strategy_compatibility(train_distribute: Any, eval_distribute: Any) -> None:
+    v2_ps = tf.distribute.experimental.ParameterServerStrategy
+    for name, strategy in (
+        ("train_distribute", train_distribute),
+        ("eval_distribute", eval_distribute),
+    ):
+        if strategy is not None and strategy.__class__ == v2_ps:
+            raise ValueError(
+                "Please use `tf.compat.v1.distribute.experimental.ParameterServerStrategy` for "
+                "parameter server strategy with estimator. Expected no TF2 "
+                "ParameterServerStrategy in RunConfig. Fix: pass "
+                f"{name}=None with ps tasks in TF_CONFIG: keras_estimator then builds the "
+                "ParameterServerStrategy itself, the chief coordinating. "
+                f"Received: {name}={type(strategy).__name__}"
+            )
 
 
 class TaskType:
@@ -156,6 +274,7 @@ class RunConfig:
             save_checkpoints_steps = None
         elif save_checkpoints_steps is not None and save_checkpoints_secs is not None:
             raise ValueError(_save_ckpt_error(save_checkpoints_steps, save_checkpoints_secs))
+        _verify_strategy_compatibility(train_distribute, eval_distribute)
 
         try:
             tf_config = json.loads(os.environ.get("TF_CONFIG", "{}") or "{}")
@@ -280,64 +399,156 @@ class RunConfig:
             lambda s: isinstance(s, int) and not isinstance(s, bool),
             "tf_random_seed must be integer. Fix: pass an int such as tf_random_seed=42, or None.",
         )
+        check(
+            "experimental_max_worker_delay_secs",
+            lambda d: isinstance(d, int),
+            "experimental_max_worker_delay_secs must be an integer if set. Fix: pass a whole "
+            "number of seconds, or None.",
+        )
+        check(
+            "session_creation_timeout_secs",
+            lambda t: t > 0,
+            "session_creation_timeout_secs should be > 0. Fix: pass a positive number of "
+            "seconds (default 7200).",
+        )
+        check(
+            "device_fn",
+            lambda f: callable(f) and set(fn_args(f)) == {"op"},
+            'device_fn must be callable with exactly one argument "op". Expected '
+            "device_fn(op) -> device string. Fix: rename its argument to op, e.g. "
+            "device_fn=lambda op: '/cpu:0'.",
+        )
+        check(
+            "protocol",
+            lambda p: p in ("grpc", "grpc+verbs"),
+            "protocol should be grpc or grpc+verbs. Fix: pass protocol='grpc', or None (grpc).",
+        )
 
     def _init_cluster(self, tf_config: dict) -> None:
+        """Task, cluster and masters from TF_CONFIG, checked as tf.estimator 2.15 did."""
+        self._service = _validate_service(tf_config.get("service"))
         cluster = tf_config.get("cluster") or {}
         task = tf_config.get("task") or {}
         self._cluster_spec = tf.train.ClusterSpec(cluster)
-        self._service = tf_config.get("service")
-        if cluster:
-            if "type" not in task:
-                raise ValueError(
-                    'If "cluster" is set in TF_CONFIG, task type must be set. Fix: add '
-                    '"task": {"type": "worker", "index": 0} (or chief, ps, evaluator) to '
-                    f"TF_CONFIG. Received: TF_CONFIG['task']={task!r}"
-                )
-            self._task_type = task["type"]
-            self._task_id = int(task.get("index", 0))
-            if self._task_id < 0:
-                raise ValueError(
-                    "Task index must be non-negative number. Fix: set TF_CONFIG's "
-                    '"task": {"index": i} with 0 <= i < the number of tasks of that type. '
-                    f"Received: TF_CONFIG['task']['index']={self._task_id}"
-                )
-            jobs = set(self._cluster_spec.jobs)
-            if self._task_type not in jobs and self._task_type != TaskType.EVALUATOR:
-                raise ValueError(
-                    f"No such job in cluster: {self._task_type!r}; it is not a valid task_type "
-                    f"in the cluster_spec. Expected one of the cluster's jobs {sorted(jobs)} or "
-                    '\'evaluator\'. Fix: set TF_CONFIG\'s "task": {"type": ...} to one of those. '
-                    f"Received: TF_CONFIG['task']['type']={self._task_type!r}"
-                )
-            chief_job = TaskType.CHIEF if TaskType.CHIEF in jobs else TaskType.MASTER
-            self._is_chief = self._task_type == chief_job or (
-                chief_job not in jobs and self._task_type == TaskType.WORKER and self._task_id == 0
-            )
-            if self._task_type == TaskType.EVALUATOR:
-                # tf.estimator: the evaluator is outside the cluster it reads from.
-                self._is_chief = False
-                self._master = ""
-                self._num_ps_replicas = self._num_worker_replicas = 0
-                self._global_id_in_cluster = None
-            else:
-                address = self._cluster_spec.task_address(self._task_type, self._task_id)
-                self._master = "grpc://" + address if address else ""
-                self._num_ps_replicas = len(cluster.get(TaskType.PS, []))
-                self._num_worker_replicas = len(cluster.get(TaskType.WORKER, [])) + len(
-                    cluster.get(chief_job, [])
-                )
-                self._global_id_in_cluster = _global_id_in_cluster(
-                    self._cluster_spec, self._task_type, self._task_id, chief_job
-                )
+        if not cluster:
+            self._init_local(task, tf_config)
+        elif TaskType.MASTER in self._cluster_spec.jobs:
+            self._init_with_master(task, tf_config)
+        elif _strategy_reads_cluster(self._train_distribute, self._experimental_distribute):
+            self._init_for_strategy(task, tf_config)
         else:
-            self._task_type = task.get("type", TaskType.WORKER)
-            self._task_id = int(task.get("index", 0))
-            self._num_ps_replicas = 0
-            self._num_worker_replicas = 1
-            self._is_chief = self._task_type != TaskType.EVALUATOR
-            self._master = ""
-            self._global_id_in_cluster = 0 if self._is_chief else self._task_id
-        self._evaluation_master = ""
+            self._init_with_chief(task, tf_config)
+
+    def _init_local(self, task: dict, tf_config: dict) -> None:
+        self._task_type = task.get("type", TaskType.WORKER)
+        self._task_id = int(task.get("index", 0))
+        if self._task_type != TaskType.WORKER:
+            raise ValueError(
+                'If "cluster" is not set in TF_CONFIG, task type must be WORKER. Expected '
+                'TF_CONFIG\'s task type "worker" (or no task) when there is no cluster. Fix: '
+                'add the "cluster" of the job to TF_CONFIG, or remove the task. '
+                f"Received: TF_CONFIG['task']['type']={self._task_type!r}"
+            )
+        if self._task_id != 0:
+            raise ValueError(
+                'If "cluster" is not set in TF_CONFIG, task index must be 0. Fix: add the '
+                '"cluster" of the job to TF_CONFIG, or set the task index to 0. '
+                f"Received: TF_CONFIG['task']['index']={self._task_id}"
+            )
+        self._master = tf_config.get("session_master", "")
+        self._evaluation_master = tf_config.get("eval_session_master", "")
+        self._is_chief = True
+        self._num_ps_replicas = 0
+        self._num_worker_replicas = 1
+        self._global_id_in_cluster = 0
+
+    def _init_in_cluster(self, tf_config: dict, chief_job: str) -> None:
+        spec, task_type, task_id = self._cluster_spec, self._task_type, self._task_id
+        self._master = _session_master(spec, task_type, task_id, tf_config)
+        self._evaluation_master = _eval_session_master(task_type, tf_config)
+        self._num_ps_replicas = len(spec.as_dict().get(TaskType.PS, []))
+        self._num_worker_replicas = len(spec.as_dict().get(TaskType.WORKER, [])) + len(
+            spec.as_dict().get(chief_job, [])
+        )
+        self._global_id_in_cluster = _global_id_in_cluster(spec, task_type, task_id, chief_job)
+
+    def _init_as_evaluator(self, tf_config: dict) -> None:
+        # tf.estimator: the evaluator is outside the training cluster it reads from.
+        self._cluster_spec = tf.train.ClusterSpec({})
+        self._master = ""
+        self._evaluation_master = _eval_session_master(TaskType.EVALUATOR, tf_config)
+        self._num_ps_replicas = self._num_worker_replicas = 0
+        self._global_id_in_cluster = None
+        self._is_chief = False
+
+    def _init_with_chief(self, task: dict, tf_config: dict) -> None:
+        self._task_type, self._task_id = _validate_task(self._cluster_spec, task, TaskType.CHIEF)
+        if self._task_type == TaskType.EVALUATOR:
+            self._init_as_evaluator(tf_config)
+            return
+        self._init_in_cluster(tf_config, TaskType.CHIEF)
+        self._is_chief = self._task_type == TaskType.CHIEF
+
+    def _init_with_master(self, task: dict, tf_config: dict) -> None:
+        if TaskType.CHIEF in self._cluster_spec.jobs:
+            raise ValueError(
+                "If `master` node exists in `cluster`, job `chief` is not supported. Expected "
+                "one of the two in TF_CONFIG's cluster. Fix: rename the master job to chief "
+                f"(or drop the chief job). Received: TF_CONFIG['cluster'] jobs="
+                f"{sorted(self._cluster_spec.jobs)}"
+            )
+        self._task_type, self._task_id = _validate_task(self._cluster_spec, task, TaskType.MASTER)
+        if self._task_type == TaskType.EVALUATOR:
+            raise ValueError(
+                "If `master` node exists in `cluster`, task_type `evaluator` is not supported. "
+                "Fix: name the master job chief in TF_CONFIG's cluster to run an evaluator "
+                f"task. Received: TF_CONFIG['task']={task!r}"
+            )
+        self._init_in_cluster(tf_config, TaskType.MASTER)
+        self._is_chief = self._task_type == TaskType.MASTER
+
+    def _init_for_strategy(self, task: dict, tf_config: dict) -> None:
+        """Under a training strategy tf.estimator 2.15 did not check the cluster (its
+        coordinator read TF_CONFIG). keras_estimator reads the task itself: the index defaults
+        to 0 and in a cluster of workers only, worker 0 is the chief."""
+        jobs = set(self._cluster_spec.jobs)
+        if "type" not in task:
+            raise ValueError(
+                'If "cluster" is set in TF_CONFIG, task type must be set. Fix: add '
+                '"task": {"type": "worker", "index": 0} (or chief, ps, evaluator) to '
+                f"TF_CONFIG. Received: TF_CONFIG['task']={task!r}"
+            )
+        self._task_type = task["type"]
+        self._task_id = int(task.get("index", 0))
+        if self._task_id < 0:
+            raise ValueError(
+                "Task index must be non-negative number. Fix: set TF_CONFIG's "
+                '"task": {"index": i} with 0 <= i < the number of tasks of that type. '
+                f"Received: TF_CONFIG['task']['index']={self._task_id}"
+            )
+        if self._task_type == TaskType.EVALUATOR:
+            self._init_as_evaluator(tf_config)
+            return
+        if self._task_type not in jobs:
+            raise ValueError(
+                f"{self._task_type} is not a valid task_type in the cluster_spec:\n"
+                f"{self._cluster_spec}\n\n{_NOTE_TF_CONFIG} Expected one of the cluster's "
+                f"jobs {sorted(jobs)} or 'evaluator'. Fix: set TF_CONFIG's "
+                '"task": {"type": ...} to one of those. '
+                f"Received: TF_CONFIG['task']['type']={self._task_type!r}"
+            )
+        addresses = self._cluster_spec.job_tasks(self._task_type)
+        if self._task_id >= len(addresses):
+            raise ValueError(
+                f"{self._task_id} is not a valid task_id for task_type {self._task_type} in "
+                f"the cluster_spec:\n{self._cluster_spec}\n\n{_NOTE_TF_CONFIG} Expected "
+                f"0 <= index < {len(addresses)}. Fix: set TF_CONFIG's task index within the "
+                f"{self._task_type!r} job. Received: TF_CONFIG['task']['index']={self._task_id}"
+            )
+        self._init_in_cluster(tf_config, TaskType.CHIEF)
+        self._is_chief = self._task_type == TaskType.CHIEF or (
+            TaskType.CHIEF not in jobs and self._task_type == TaskType.WORKER and not self._task_id
+        )
 
     # -- tf.estimator's public properties --------------------------------------
     cluster_spec = property(lambda self: self._cluster_spec)

@@ -8,6 +8,7 @@ import tensorflow.compat.v1 as tf
 from helpers import make_estimator
 
 import keras_estimator as estimator
+from keras_estimator.runtime.input_fn_calls import call_input_fn
 
 
 def sum_model_fn(features, labels, mode):
@@ -241,3 +242,35 @@ def test_predict_never_shows_labels_to_the_model_fn(tmp_path):
     assert len(list(est.predict(eval_input_fn))) == 20  # an eval input_fn reused for predict
     predict_labels = [labels for mode, labels in seen if mode == estimator.ModeKeys.PREDICT]
     assert predict_labels and all(labels is None for labels in predict_labels)
+
+
+def test_a_tuple_of_other_length_starts_with_2_15s_message(tmp_path):
+    est = estimator.Estimator(sum_model_fn, model_dir=str(tmp_path))
+    len_2 = "input_fn should return (features, labels) as a len 2 tuple."
+    for returned in (lambda: ({"x": X}, Y, Y), lambda: tf.data.Dataset.from_tensors((X, Y, Y))):
+        with pytest.raises(ValueError) as info:
+            est.train(returned, steps=1)
+        assert str(info.value).startswith(len_2) and "Received:" in str(info.value)
+
+
+def _count(dataset, limit=10):
+    return sum(1 for _ in dataset.take(limit))
+
+
+@pytest.mark.parametrize("mode", [estimator.ModeKeys.EVAL, estimator.ModeKeys.PREDICT])
+def test_repeat_tensors_feeds_returned_tensors_on_every_step(mode):
+    config = estimator.RunConfig()
+
+    def tensors():
+        return {"x": tf.constant([[1.0], [2.0]])}, tf.constant([1, 0])
+
+    assert _count(call_input_fn(tensors, mode, {}, config)) == 1  # by default: one batch
+    repeated = call_input_fn(tensors, mode, {}, config, repeat_tensors=True)
+    assert _count(repeated) == 10
+    features, labels = next(iter(repeated))
+    assert features["x"].numpy().tolist() == [[1.0], [2.0]] and labels.numpy().tolist() == [1, 0]
+
+    def dataset():
+        return tf.data.Dataset.from_tensor_slices(({"x": X}, Y)).batch(5)
+
+    assert _count(call_input_fn(dataset, mode, {}, config, repeat_tensors=True)) == 4
