@@ -55,8 +55,9 @@ def strategy_of(config: Any) -> tuple[tf.distribute.Strategy | None, frozenset[s
         raise ValueError(
             f"TF_CONFIG names ps tasks, but RunConfig train_distribute is a "
             f"{type(train).__name__}, which does not use parameter servers. Expected "
-            "train_distribute=None (keras_estimator then uses ParameterServerStrategy) or a "
-            "tf.distribute.experimental.ParameterServerStrategy. Fix: use one of those, or drop "
+            "train_distribute=None: keras_estimator then makes the ParameterServerStrategy "
+            "(RunConfig refuses one passed in, as tf.estimator 2.15 did). Fix: pass "
+            "train_distribute=None, or drop "
             f"the ps tasks from TF_CONFIG. Received: train_distribute={type(train).__name__}"
         )
     if train is None and parameter_servers.has_parameter_servers(config):

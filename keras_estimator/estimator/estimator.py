@@ -211,26 +211,33 @@ class Estimator:
     # -- what input_fn and model_fn get ---------------------------------------------------
     # Extension points (TPUEstimator): what input_fn / model_fn get, what model_fn returns.
     def _call_input_fn(
-        self, input_fn: Callable, mode: str, input_context: Any = None
+        self,
+        input_fn: Callable,
+        mode: str,
+        input_context: Any = None,
+        repeat_tensors: bool = False,
     ) -> tf.data.Dataset:
-        return call_input_fn(input_fn, mode, self.params, self.config, input_context)
+        return call_input_fn(
+            input_fn, mode, self.params, self.config, input_context, repeat_tensors=repeat_tensors
+        )
 
-    def _input_for(self, input_fn: Callable, mode: str) -> Any:
+    def _input_for(self, input_fn: Callable, mode: str, repeat_tensors: bool = False) -> Any:
         """input_fn's dataset; under a strategy, distributed as tf.estimator did.
 
         input_fn runs once per input pipeline with a `tf.distribute.InputContext`; its
-        batches are per-replica batches, handed to the replicas in turn.
+        batches are per-replica batches, handed to the replicas in turn. `repeat_tensors`:
+        tensors (not a Dataset) are fed on every step, as tf.estimator's session fed them.
         """
         strategy = self._runtime.strategy_for(mode)
+
+        def call(context: Any = None) -> tf.data.Dataset:
+            return self._call_input_fn(input_fn, mode, context, repeat_tensors)
+
         if strategy is None:
-            return self._call_input_fn(input_fn, mode)
+            return call()
         if parameter_servers.is_parameter_server_strategy(strategy):
-            return parameter_servers.per_worker_dataset(
-                strategy, lambda context: self._call_input_fn(input_fn, mode, context)
-            )
-        return strategy.distribute_datasets_from_function(
-            lambda context: self._call_input_fn(input_fn, mode, context)
-        )
+            return parameter_servers.per_worker_dataset(strategy, call)
+        return strategy.distribute_datasets_from_function(call)
 
     def _replace_config(self, config: RunConfig) -> None:
         """A subclass's config change (TPUEstimator's steps_per_execution) reaches the
@@ -414,7 +421,9 @@ class Estimator:
         runtime = self._runtime
         if not in_memory:
             runtime.seed()
-        dataset = self._input_for(input_fn, ModeKeys.EVAL)
+        # Constant tensors ran `steps` times under tf.estimator (one batch without steps:
+        # tf.estimator would have evaluated them forever).
+        dataset = self._input_for(input_fn, ModeKeys.EVAL, repeat_tensors=steps is not None)
         loop, runner = runtime.prepare(
             ModeKeys.EVAL, dataset, checkpoint, tuple(hooks), keep_variables=in_memory,
             follow_latest=not checkpoint_path,
@@ -438,7 +447,11 @@ class Estimator:
                 done, logs = done + 1, step_logs
                 values = {k: v.numpy() for k, v in logs.get(HOOKS_KEY, {}).items()}
                 stop = runner.after_step(values) if runner.active else False
-                batch_logs = {k: float(v) for k, v in logs.items() if k != HOOKS_KEY}
+                batch_logs = {
+                    k: float(v)
+                    for k, v in logs.items()
+                    if k != HOOKS_KEY and tf.is_tensor(v) and v.shape.rank == 0
+                }
                 if keras_callbacks.batch_end(done - 1, batch_logs) or stop:
                     break
             ran = done

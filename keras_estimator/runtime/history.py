@@ -30,8 +30,10 @@ class TrainingHistory:
 
     def record_evaluation(self, name: str | None, step: int, results: dict[str, Any]) -> None:
         values = {
-            k: float(v) for k, v in results.items() if k != "global_step" and np.ndim(v) == 0
-        }  # a vector metric (e.g. metrics.mean_tensor) stays in evaluate()'s own result
+            k: float(v)
+            for k, v in results.items()
+            if k != "global_step" and not isinstance(v, tuple | list | dict) and np.ndim(v) == 0
+        }  # vector or nested metrics (metrics.mean_tensor, ...) stay in evaluate()'s result
         self._evaluations.setdefault(name, {})[int(step)] = values
 
     @property

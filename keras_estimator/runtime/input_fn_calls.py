@@ -12,6 +12,7 @@ from typing import Any
 
 import tensorflow as tf
 
+from keras_estimator.runtime.queue_input import dataset_from_queue_input, needs_a_graph
 from keras_estimator.seam.internals import v1_iterators_made_by
 from keras_estimator.spec.mode_keys import ModeKeys
 from keras_estimator.utils.fn_args import fn_args, required_fn_args
@@ -207,7 +208,14 @@ def call_input_fn(
         kwargs["config"] = config
     if "input_context" in names:
         kwargs["input_context"] = input_context
-    result, registry = _call_with_recovered_iterators(input_fn, kwargs)
+    try:
+        result, registry = _call_with_recovered_iterators(input_fn, kwargs)
+    except RuntimeError as error:
+        if not needs_a_graph(error):
+            raise
+        # Queues and QueueRunners (before tf.data): the input_fn runs in a graph of its own.
+        dataset, _ = dataset_from_queue_input(input_fn, kwargs)
+        return dataset
     recovered = _from_recovered(result, registry) if registry else None
     if recovered is not None:
         result = recovered

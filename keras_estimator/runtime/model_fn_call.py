@@ -14,7 +14,7 @@ from typing import Any
 
 import tensorflow as tf
 
-from keras_estimator.spec.estimator_spec import EstimatorSpec
+from keras_estimator.spec.estimator_spec import EstimatorSpec, spec_for_mode
 from keras_estimator.spec.mode_keys import ModeKeys
 from keras_estimator.spec.scaffolds import check_scaffold, scaffold_saver
 from keras_estimator.utils.fn_args import fn_args
@@ -102,6 +102,7 @@ class ModelFnCaller:
                 "EstimatorSpec(mode, ...) in every mode of the model_fn. "
                 f"Received: type(model_fn(...))={type(result).__name__}, value {result!r:.200}"
             )
+        result = spec_for_mode(result, mode)  # a mode=None spec runs as `mode` (2.15)
         check_scaffold(result.scaffold)
         if mode == ModeKeys.TRAIN:
             self.train_scaffold_saver = scaffold_saver(result.scaffold)

@@ -137,7 +137,13 @@ class TPUEstimator(Estimator):
         )
 
     # -- what TPUEstimator changed --------------------------------------------------------
-    def _call_input_fn(self, input_fn: Callable, mode: str) -> tf.data.Dataset:
+    def _call_input_fn(
+        self,
+        input_fn: Callable,
+        mode: str,
+        input_context: Any = None,
+        repeat_tensors: bool = False,
+    ) -> tf.data.Dataset:
         if "params" not in fn_args(input_fn):
             raise ValueError(
                 f"input_fn ({input_fn}) does not include params argument, required by "
@@ -146,7 +152,10 @@ class TPUEstimator(Estimator):
         params = self.params
         if self._batch_sizes[mode] is not None:
             params["batch_size"] = self._batch_sizes[mode]
-        return call_input_fn(input_fn, mode, params, self.config)
+        # Under a strategy an input_fn that names `input_context` gets it, as in Estimator.
+        return call_input_fn(
+            input_fn, mode, params, self.config, input_context, repeat_tensors=repeat_tensors
+        )
 
     def _model_fn_params(self, mode: str) -> dict:
         on_tpu = self._use_tpu and mode in self._runtime.distributed_modes and not self._exporting

@@ -489,7 +489,9 @@ def test_make_stop_at_checkpoint_step_hook(tmp_path, toy_data, monkeypatch):
 
     # A worker stops once the chief's checkpoint has reached last_step, not before.
     cluster = '{"chief": ["h:1"], "worker": ["h:2"]}'
-    monkeypatch.setenv("TF_CONFIG", f'{{"cluster": {cluster}, "task": {{"type": "worker"}}}}')
+    monkeypatch.setenv(
+        "TF_CONFIG", f'{{"cluster": {cluster}, "task": {{"type": "worker", "index": 0}}}}'
+    )
     worker_config = estimator.RunConfig(model_dir=str(tmp_path / "chief"))
     assert not worker_config.is_chief
     worker_view = estimator.Estimator(classifier_model_fn, config=worker_config, params={})
