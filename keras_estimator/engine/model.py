@@ -28,6 +28,12 @@ _CALL_OPS = frozenset(
 )
 
 
+def _reported(loss: tf.Tensor) -> tf.Tensor:
+    """The training loss as logged and returned: itself, or the mean of a loss of shape
+    [1] or of statically unknown size (accepted by tf.estimator)."""
+    return tf.identity(loss) if loss.shape.rank == 0 else tf.reduce_mean(loss)
+
+
 def split_batch(data: Any) -> tuple[Any, Any]:
     """Our datasets yield `(features, labels)` or `(features,)` when there are no labels;
     Keras' own `predict` (on `keras_model`) hands over the features alone."""
@@ -124,7 +130,7 @@ class EstimatorModel(keras.Model):
             else:
                 bumped = tf.no_op()
         with tf.control_dependencies([train_op, bumped]):
-            outputs = {LOSS_KEY: tf.identity(spec.loss), GLOBAL_STEP_KEY: global_step.read_value()}
+            outputs = {LOSS_KEY: _reported(spec.loss), GLOBAL_STEP_KEY: global_step.read_value()}
         return outputs
 
     def _distributed_train_step(self, strategy: tf.distribute.Strategy) -> Callable:

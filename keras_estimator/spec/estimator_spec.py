@@ -93,11 +93,9 @@ def _validate_loss(loss: Any, mode: str) -> Any:
             f"value. Received: type(loss)={type(loss).__name__}"
         )
     shape = loss.shape
-    # tf.estimator let a loss of shape [None, 1] through and failed inside the session;
-    # a known rank with a dimension that is not 1 is reported here instead.
-    if shape.num_elements() not in (None, 1) or (
-        shape.rank is not None and shape.num_elements() is None
-    ):
+    # As tf.estimator: a loss whose size is not known statically ([None, 1] from a batch)
+    # is accepted; the engine reports its mean (evaluation averages its elements).
+    if shape.num_elements() not in (None, 1):
         raise ValueError(
             f"Loss must be scalar, given: {loss}. Expected a scalar or a Tensor of shape [1]. "
             f"Fix: reduce it, e.g. loss = tf.reduce_mean(loss). Received: loss.shape={shape}"

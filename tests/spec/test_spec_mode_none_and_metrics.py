@@ -112,3 +112,26 @@ def test_a_keras_metric_updated_in_a_tf_function_passes():
 
     with pytest.raises(ValueError, match="Please call update_state"):
         without_update(tf.constant([1.0]))
+
+
+def test_a_loss_of_unknown_size_trains_and_evaluates_as_in_tf_estimator(tmp_path):
+    """2.15 accepted a loss whose size is unknown statically ([None, 1] from a batch):
+    evaluation averages its elements; training reports its mean."""
+
+    def input_fn():
+        return tf.data.Dataset.from_tensor_slices(([[1.0], [2.0]], [[10.0], [20.0]])).batch(1)
+
+    def model_fn(features, labels, mode):
+        step = tf.compat.v1.train.get_global_step()
+        return estimator.EstimatorSpec(
+            mode,
+            predictions=features,
+            loss=features + (0 if labels is None else labels),  # 11, 22
+            train_op=tf.compat.v1.assign_add(step, 1),
+        )
+
+    est = estimator.Estimator(model_fn, model_dir=str(tmp_path))
+    est.train(input_fn)
+    assert est.get_variable_value("global_step") == 2
+    assert est.evaluate(input_fn)["loss"] == 16.5
+    assert [float(p[0]) for p in est.predict(input_fn)] == [1.0, 2.0]
