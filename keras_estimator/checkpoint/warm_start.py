@@ -27,7 +27,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import tensorflow as tf
 
-from keras_estimator.checkpoint.checkpoint_files import open_reader
+from keras_estimator.checkpoint.checkpoint_files import listed_checkpoint, open_reader
 from keras_estimator.checkpoint.warm_start_vocab import remap_with_vocab
 
 logger = logging.getLogger("keras_estimator")
@@ -238,7 +238,7 @@ def warm_start_checkpoint(ckpt_to_initialize_from: str | bytes | os.PathLike) ->
     """
     path = os.fsdecode(ckpt_to_initialize_from)
     if tf.io.gfile.isdir(path):
-        latest = tf.train.latest_checkpoint(path)
+        latest = listed_checkpoint(path)
         if latest:
             return latest
         saved_model_vars = os.path.join(path, "variables", "variables")

@@ -12,6 +12,8 @@ from __future__ import annotations
 import abc
 import logging
 import os
+import shutil
+import stat
 from collections.abc import Callable
 from typing import Any
 
@@ -81,7 +83,9 @@ def garbage_collect_exports(export_dir_base: str, exports_to_keep: int | None) -
     """Deletes all but the `exports_to_keep` newest timestamped exports; returns the deleted.
 
     Only entries named by a 10-digit timestamp count; the largest are the newest. None
-    keeps everything.
+    keeps everything. Only real directories are deleted, and never through a link: a
+    timestamped entry that is a link (or a file) is left alone with a warning, and links
+    inside an export are removed, never followed.
 
     Example:
         >>> garbage_collect_exports("model_dir/export/latest", 5)
@@ -93,12 +97,60 @@ def garbage_collect_exports(export_dir_base: str, exports_to_keep: int | None) -
     deleted = []
     for _, name in versions[: max(len(versions) - exports_to_keep, 0)]:
         path = os.path.join(export_dir_base, name)
+        if _delete_export(path):
+            deleted.append(path)
+    return deleted
+
+
+def _delete_export(path: str) -> bool:
+    """Deletes the export directory `path`; True when it was deleted."""
+    if "://" in path:  # gs://, hdfs://, ...: no links there
         try:
             tf.io.gfile.rmtree(path)
-            deleted.append(path)
+            return True
         except tf.errors.NotFoundError as exc:
             logger.warning("Can not delete %s recursively: %s", path, exc)
-    return deleted
+            return False
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return False
+    if not stat.S_ISDIR(mode):  # a link (to a directory or not), a file, ...
+        kind = "a link" if stat.S_ISLNK(mode) else "not a directory"
+        logger.warning(
+            "Leaving %s alone: it is named like an export, but it is %s, and export garbage "
+            "collection deletes only real export directories. Remove it yourself if it is "
+            "not needed.",
+            path,
+            kind,
+        )
+        return False
+    try:
+        shutil.rmtree(path)  # removes the links inside the tree, never what they point at
+    except OSError as exc:
+        logger.warning("Can not delete %s recursively: %s", path, exc)
+    return not os.path.lexists(path)
+
+
+def _check_name(name: Any) -> None:
+    """An exporter's name is one directory under export/: its garbage collection deletes
+    old exports there, so a name reaching elsewhere would delete another exporter's."""
+    if not isinstance(name, str):
+        return  # None, empty or not a string: EvalSpec says so, as in tf.estimator
+    separators = {"/", os.sep, os.altsep} - {None}
+    if name in (".", "..") or any(s in name for s in separators):
+        raise ValueError(
+            f"The exporter name {name!r} is not a single directory name: exports go to "
+            "model_dir/export/<name>, and a name with a path separator or '..' would put "
+            "them (and delete old ones, with exports_to_keep) outside that directory. "
+            "Expected a plain name such as 'serving'. Fix: rename the exporter, e.g. "
+            f"{_plain(name)!r}. Received: name={name!r}"
+        )
+
+
+def _plain(name: str) -> str:
+    parts = name.replace(os.altsep or "/", "/").replace(os.sep, "/").split("/")
+    return "_".join(p for p in parts if p not in ("", ".", "..")) or "serving"
 
 
 class _SavedModelExport:
@@ -107,6 +159,7 @@ class _SavedModelExport:
     def __init__(
         self, name: str, serving_input_receiver_fn: Callable, assets_extra: Any, as_text: bool
     ) -> None:
+        _check_name(name)
         self.name = name
         self._receiver_fn, self._assets_extra, self._as_text = (
             serving_input_receiver_fn,

@@ -141,6 +141,18 @@ def _check_assets_extra(assets_extra: Any) -> None:
             "Fix: e.g. assets_extra={'vocab.txt': '/path/to/vocab.txt'}. "
             f"Received: assets_extra={assets_extra!r}"
         )
+    for dest in assets_extra or {}:
+        relative = os.fsdecode(dest) if isinstance(dest, (str, bytes, os.PathLike)) else None
+        parts = relative.replace(os.sep, "/").split("/") if relative else []
+        if not relative or os.path.isabs(relative) or ".." in parts:
+            raise ValueError(
+                f"The assets_extra destination {dest!r} is not a relative path inside the "
+                "export: each key names where a file is copied under <export>/assets.extra/, "
+                "so an absolute path or '..' would write outside the export directory. "
+                "Expected a relative path without '..', e.g. 'vocab.txt' or 'sub/vocab.txt'. "
+                "Fix: use a relative destination name as the key and the source path as the "
+                f"value. Received: assets_extra key={dest!r}"
+            )
 
 
 def _copy_assets_extra(path: str, assets_extra: dict | None) -> None:

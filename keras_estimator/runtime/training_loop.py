@@ -24,6 +24,24 @@ logger = logging.getLogger("keras_estimator")
 _RATE = "global_step/sec"
 # Longest run of steps without a return to Python (time-based saves are checked between).
 _MAX_CHUNK = 1000
+_MAX_STEP = 2**63 - 1  # the global step is an int64: one step past this wraps to negative
+
+
+class GlobalStepOverflowError(OverflowError, ValueError):
+    """Training would take the int64 global step past 2**63 - 1 (it would wrap negative)."""
+
+
+def _refuse_step_overflow(step: int, steps: int, what: str) -> None:
+    """Raises before the global step would pass the largest int64 and wrap negative."""
+    if step + steps <= _MAX_STEP:
+        return
+    raise GlobalStepOverflowError(
+        f"Training would take the global step past the largest int64 ({_MAX_STEP}): it is "
+        f"at {step} and {what} {steps} more step(s), after which it would wrap to a negative "
+        "number and training would never stop. Expected global_step + steps <= 2**63 - 1. "
+        "Fix: pass fewer steps or a max_steps <= 2**63 - 1, or start from a checkpoint with a "
+        f"smaller global step (a new model_dir). Received: global_step={step}, steps={steps}"
+    )
 
 
 class ListenedSaver:
@@ -152,6 +170,8 @@ def run_training(
     last_saved = last_log_step = step
     loss = None
     stop = False
+    if target is not None:
+        _refuse_step_overflow(step, max(target - step, 0), "this train() call asks for")
     progress = TrainingProgress(step, target)
 
     def interrupted() -> bool:
@@ -174,6 +194,8 @@ def run_training(
             # they see as many steps as ran (and, at the end, the one before_run more
             # tf.estimator called before the input's OutOfRangeError).
             chunk = max(min(chunk, remaining), 1)
+        # Without a target (training until the input ends) the next chunk must fit too.
+        _refuse_step_overflow(step, chunk, "the next run of steps takes")
         fetch_step = False
         if runner.active:
             # Walking hooks ahead only pays for several steps; a lone step runs as itself.
