@@ -22,11 +22,16 @@ class CoordinatedLoop:
     ran (counted by the global step).
     """
 
-    def __init__(self, step_fn: Callable, global_step: tf.Variable, strategy: Any) -> None:
+    def __init__(
+        self, step_fn: Callable, global_step: tf.Variable, strategy: Any, concrete: Any = None
+    ) -> None:
+        """`concrete`: the step to schedule, already traced (default: `step_fn` on
+        `next(iterator)`, traced by `get_concrete_function`)."""
         self._global_step = global_step
+        self._strategy = strategy
         self._coordinator = tf.distribute.experimental.coordinator.ClusterCoordinator(strategy)
         self._one = tf.function(lambda iterator: step_fn(next(iterator)), autograph=False)
-        self._concrete: Any = None
+        self._concrete: Any = concrete
         self._last: Any = None
         self._fetching: dict[tuple, CoordinatedLoop] = {}
 
@@ -52,11 +57,10 @@ class CoordinatedLoop:
                 outputs, values = run(iterator)
                 return dict(outputs, **{HOOKS_KEY: values})
 
-            loop = CoordinatedLoop.__new__(CoordinatedLoop)
-            loop._global_step, loop._coordinator = self._global_step, self._coordinator
-            loop._last, loop._fetching = None, {}
-            loop._concrete = tf.function(step, autograph=False).get_concrete_function(spec)
-            self._fetching[key] = loop
+            concrete = tf.function(step, autograph=False).get_concrete_function(spec)
+            loop = self._fetching[key] = CoordinatedLoop(
+                None, self._global_step, self._strategy, concrete=concrete
+            )
         return loop
 
     def __call__(self, iterator: Any, num_steps: tf.Tensor) -> tuple[tf.Tensor, Any]:

@@ -132,15 +132,24 @@ class DistributedLoop:
     the last ones known with that global step. Same interface as the chunked loop.
     """
 
-    def __init__(self, step_fn: Callable, global_step: tf.Variable, one_per_call: bool) -> None:
+    def __init__(
+        self,
+        step_fn: Callable,
+        global_step: tf.Variable,
+        one_per_call: bool,
+        one: Callable | None = None,
+        specs: Any = None,
+    ) -> None:
+        """`one(iterator)` runs one step (default: `step_fn` on `next(iterator)`, traced);
+        `specs` are its outputs' (default: known once traced)."""
         self._global_step = global_step
         self._one_per_call = one_per_call  # multi-worker: several per call hung collectives
         self._one_concrete: Any = None
         self._step: TracedStep | None = None
-        self._specs: Any = None
+        self._specs: Any = specs
         self._last: Any = None
         self._fetching: dict[tuple, DistributedLoop] = {}
-        self._one = tf.function(lambda iterator: step_fn(next(iterator)), autograph=False)
+        self._one = one or tf.function(lambda iterator: step_fn(next(iterator)), autograph=False)
         self._many = tf.function(self._run_many, autograph=False)
 
     def _run_many(self, iterator: Any, num_steps: tf.Tensor) -> Any:
@@ -193,12 +202,13 @@ class DistributedLoop:
         loop = self._fetching.get(key)
         if loop is None:
             run = self._step.with_fetches(extra)
-            loop = DistributedLoop.__new__(DistributedLoop)
-            loop._global_step, loop._one_per_call = self._global_step, True
-            loop._specs = dict(self._specs, **{HOOKS_KEY: output_specs(extra)})
-            loop._last, loop._fetching, loop._step = None, {}, None
-            loop._one = lambda iterator: _with_hook_values(*run(iterator))
-            self._fetching[key] = loop
+            loop = self._fetching[key] = DistributedLoop(
+                None,
+                self._global_step,
+                one_per_call=True,
+                one=lambda iterator: _with_hook_values(*run(iterator)),
+                specs=dict(self._specs, **{HOOKS_KEY: output_specs(extra)}),
+            )
         return loop
 
 
