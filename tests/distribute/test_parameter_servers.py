@@ -41,6 +41,7 @@ def test_chief_coordinates_a_worker_and_a_ps_task(tmp_path, toy_data):
     assert tasks["chief"].returncode == 0, chief_log[-3000:]
     assert "ParameterServerStrategy" in chief_log
     assert "chief done" in chief_log
+    assert "hook_step = " in chief_log  # the hook's fetch, pruned from the scheduled step
     # The worker served the chief's steps and stopped once max_steps was checkpointed;
     # the ps task serves until the job is stopped, as under tf.estimator.
     assert tasks["worker"].returncode == 0, worker_log[-3000:]

@@ -22,6 +22,7 @@ from helpers import classifier_model_fn, dataset_input_fn  # noqa: E402
 import keras_estimator as estimator  # noqa: E402
 
 logging.getLogger("keras_estimator").setLevel(logging.INFO)
+logging.getLogger("tensorflow").setLevel(logging.INFO)  # LoggingTensorHook's lines
 rng = np.random.RandomState(0)
 x = rng.randn(128, 8).astype("float32")
 y = np.argmax(x[:, :3], 1).astype("int64")
@@ -29,7 +30,12 @@ config = estimator.RunConfig(model_dir=model_dir, save_checkpoints_steps=20)
 est = estimator.Estimator(classifier_model_fn, config=config, params={})
 result = estimator.train_and_evaluate(
     est,
-    estimator.TrainSpec(dataset_input_fn(x, y, 16, repeat=True), max_steps=max_steps),
+    estimator.TrainSpec(
+        dataset_input_fn(x, y, 16, repeat=True),
+        max_steps=max_steps,
+        # A hook fetching from the scheduled step (the chief runs hooks).
+        hooks=[estimator.LoggingTensorHook({"hook_step": "global_step"}, every_n_iter=20)],
+    ),
     estimator.EvalSpec(dataset_input_fn(x, y, 64)),
 )
 assert result == (None, None), result  # no evaluator task in this cluster
