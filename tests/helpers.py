@@ -6,6 +6,7 @@ pytest's pythonpath, and the scripts in scripts/ put it on sys.path themselves).
 - the one way to run a real child Python process (or any command) from a test.
 """
 
+import functools
 import os
 import socket
 import subprocess
@@ -23,6 +24,17 @@ FIXTURES = os.path.join(TESTS_DIR, "fixtures")  # committed model_dirs and their
 
 
 # -- model_fns, input_fns, the Estimator factory ----------------------------------------------
+
+
+@functools.cache
+def mirrored_strategy():
+    """One MirroredStrategy over the two logical CPUs (conftest.py) for the whole test process.
+    TF 2.21 reuses collective instance keys across MirroredStrategy objects in one process: a
+    second strategy's all-reduce of a different shape fails with "Shape mismatch in the
+    collective instance 100". Every test that needs one takes this one."""
+    import tensorflow as tf2
+
+    return tf2.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
 
 
 def dataset_input_fn(x, y=None, batch_size=32, repeat=False, shuffle=False):

@@ -22,6 +22,15 @@ _LOCAL = tf.compat.v1.GraphKeys.LOCAL_VARIABLES
 _TRAINABLE = tf.compat.v1.GraphKeys.TRAINABLE_VARIABLES
 
 
+def _made_elsewhere(variable: tf.Variable) -> bool:
+    """Whether a local (metric) variable was made under a strategy and is now asked for
+    outside one, or the other way round. TF1 made each mode's metrics afresh in its own
+    graph: a model_fn building its metrics in every mode gets, in EVAL outside the training
+    strategy, plain ones, not TRAIN's per-replica (SyncOnRead) variables, which cannot be
+    updated outside a replica."""
+    return isinstance(variable, tf.distribute.DistributedValues) != tf.distribute.has_strategy()
+
+
 class VariableStore:
     """Holds the variables of one Estimator's model, keyed by TF1 name."""
 
@@ -110,6 +119,8 @@ class VariableStore:
         is_local = bool(collections) and _LOCAL in collections
         with self.lock:
             variable = self.variables.get(key)
+            if variable is not None and is_local and _made_elsewhere(variable):
+                variable = None  # a metric of TRAIN's replicas, now evaluated outside them
             if variable is None:
                 variable = self._create(key, next_creator, kwargs)
                 self.variables[key] = variable

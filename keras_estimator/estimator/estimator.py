@@ -414,6 +414,18 @@ class Estimator:
         in_memory: bool,
     ) -> dict[str, Any]:
         """evaluate(); `in_memory` evaluates the variables as they are now (during train)."""
+        with self._runtime.running(ModeKeys.EVAL):
+            return self._evaluate_here(input_fn, steps, hooks, checkpoint_path, name, in_memory)
+
+    def _evaluate_here(
+        self,
+        input_fn: Callable,
+        steps: int | None,
+        hooks: list | None,
+        checkpoint_path: str | None,
+        name: str | None,
+        in_memory: bool,
+    ) -> dict[str, Any]:
         if steps is not None and steps <= 0:
             raise ValueError(f"Must specify steps > 0, given: {steps}")
         hooks, callbacks = validate_hooks(hooks)
@@ -524,8 +536,9 @@ class Estimator:
         hooks, callbacks = validate_hooks(hooks)
         if isinstance(predict_keys, str):
             predict_keys = [predict_keys]
-        # Eager inside each step only: while suspended at a `yield`, the caller's mode holds.
-        with internals.eager_mode():
+        # Eager inside each step only: while suspended at a `yield`, the caller's mode (and
+        # strategy scope) holds.
+        with internals.eager_mode(), self._runtime.running(ModeKeys.PREDICT):
             checkpoint = self._checkpoint_for(checkpoint_path, "predict")
             runtime = self._runtime
             runtime.seed()
@@ -539,7 +552,7 @@ class Estimator:
             batches = iter(dataset)
         index = 0
         while True:
-            with internals.eager_mode():
+            with internals.eager_mode(), runtime.running(ModeKeys.PREDICT):
                 batch = next(batches, None)
                 if batch is None:
                     if runner.active:
@@ -563,7 +576,7 @@ class Estimator:
             index += 1
             if stop:
                 break
-        with internals.eager_mode():
+        with internals.eager_mode(), runtime.running(ModeKeys.PREDICT):
             keras_callbacks.end({})
             runner.end()
             runtime.flush_model_fn_writers()
@@ -590,15 +603,16 @@ class Estimator:
             >>> fn = export.build_raw_serving_input_receiver_fn({"x": tf.TensorSpec([None, 4])})
             >>> path = est.export_saved_model("exports", fn)
         """
-        return write_saved_model(
-            self._runtime,
-            os.fspath(export_dir_base),
-            serving_input_receiver_fn,
-            assets_extra,
-            as_text,
-            checkpoint_path,
-            experimental_mode,
-        )
+        with self._runtime.running(ModeKeys.PREDICT):
+            return write_saved_model(
+                self._runtime,
+                os.fspath(export_dir_base),
+                serving_input_receiver_fn,
+                assets_extra,
+                as_text,
+                checkpoint_path,
+                experimental_mode,
+            )
 
     def export_savedmodel(
         self,

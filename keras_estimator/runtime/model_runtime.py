@@ -28,6 +28,7 @@ from keras_estimator.engine.variable_store import VariableStore
 from keras_estimator.hooks.runner import HookRunner
 from keras_estimator.hooks.session import HookSession
 from keras_estimator.runtime.model_fn_call import ModelFnCaller
+from keras_estimator.seam import internals
 from keras_estimator.spec.mode_keys import ModeKeys
 from keras_estimator.spec.run_config import RunConfig
 from keras_estimator.utils.log import quiet_tf_warning
@@ -97,6 +98,19 @@ class ModelRuntime:
         """
         strategy = self.strategy if mode is None else self.strategy_for(mode)
         return strategy.scope() if strategy is not None else contextlib.nullcontext()
+
+    def running(self, mode: str) -> contextlib.AbstractContextManager:
+        """Where one call of `mode` runs: outside a strategy scope its caller entered that
+        is not the mode's own, as tf.estimator ran each call in a fresh graph. An
+        evaluation or export from a saving listener (train_and_evaluate) runs while
+        train()'s strategy scope is entered: inside it, the evaluation's metric variables
+        would be made per replica (SyncOnRead), and updating them outside a replica fails.
+        """
+        if tf.distribute.has_strategy() and (
+            tf.distribute.get_strategy() is not self.strategy_for(mode)
+        ):
+            return internals.outside_strategy_scopes()
+        return contextlib.nullcontext()
 
     def latest_checkpoint(self) -> str | None:
         return ckpt_lib.latest_checkpoint(self.model_dir)

@@ -35,6 +35,7 @@ try:
     from keras.src.backend.common import global_state as _keras_global_state
     from keras.src.random import seed_generator as _keras_seed_generator
     from tensorflow.python.data.ops import dataset_ops as _dataset_ops
+    from tensorflow.python.distribute import values as _distribute_values
     from tensorflow.python.distribute.coordinator import values as _coordinator_values
     from tensorflow.python.eager import context as _context
     from tensorflow.python.eager import wrap_function as _wrap_function
@@ -65,6 +66,14 @@ def _mro_sets(cls: type, method: str) -> set[str]:
     for klass in cls.__mro__:
         names |= _sets(vars(klass).get(method))
     return names
+
+
+# What a tf.distribute strategy scope pushes onto the default graph (its thread's).
+_STRATEGY_CONTEXT_STACKS = (
+    "_distribution_strategy_stack",
+    "_variable_creator_stack",
+    "_resource_creator_stack",
+)
 
 
 # (what is checked, does it hold): read at import; every line is an internal used below.
@@ -101,6 +110,13 @@ def _expectations() -> list[tuple[str, bool]]:
         ("tf.data.Iterator._type_spec", hasattr(tf.data.Iterator, "_type_spec")),
         ("tf.distribute.Strategy._scale_loss_for_estimator_enabled",
          hasattr(tf.distribute.Strategy, "_scale_loss_for_estimator_enabled")),
+        ("tf.Graph._distribution_strategy_stack / _variable_creator_stack / "
+         "_resource_creator_stack (settable)",
+         all(getattr(vars(tf.Graph).get(name), "fset", None) is not None
+             for name in _STRATEGY_CONTEXT_STACKS)),
+        ("distribute.values.DistributedDelegate.values / PerReplica.values",
+         isinstance(getattr(_distribute_values.DistributedDelegate, "values", None), property)
+         and isinstance(getattr(_distribute_values.PerReplica, "values", None), property)),
         ("tf.distribute.StrategyExtended._in_multi_worker_mode",
          hasattr(tf.distribute.StrategyExtended, "_in_multi_worker_mode")),
         ("tf.Graph._is_loss_scaled_by_optimizer",
@@ -273,6 +289,28 @@ def loss_scaled_by_optimizer(graph: tf.Graph) -> bool:
     """Whether the last v1 optimizer in `graph` scaled the loss (then the reported loss is
     the mean over replicas, else their sum: tf.estimator's rule)."""
     return bool(graph._is_loss_scaled_by_optimizer)
+
+
+@contextlib.contextmanager
+def outside_strategy_scopes() -> Iterator[None]:
+    """Inside, no tf.distribute strategy scope is entered and no variable or resource
+    creator is installed, as in the fresh TF1 graph tf.estimator built for each call (an
+    evaluation run by a saving listener during distributed training, say); the caller's
+    scopes are back afterwards. Scopes entered inside must be exited inside."""
+    graph = tf.compat.v1.get_default_graph()
+    saved = {name: getattr(graph, name) for name in _STRATEGY_CONTEXT_STACKS}
+    for name in _STRATEGY_CONTEXT_STACKS:
+        setattr(graph, name, [])
+    try:
+        yield
+    finally:
+        for name, stack in saved.items():
+            setattr(graph, name, stack)
+
+
+def per_replica_components(value: tf.distribute.DistributedValues) -> tuple:
+    """The per-device components of a distributed value (a Mirrored update result)."""
+    return tuple(value.values)
 
 
 def in_multi_worker_mode(strategy: tf.distribute.Strategy) -> bool:

@@ -9,6 +9,7 @@ import keras
 import tensorflow as tf
 
 from keras_estimator.export.export_outputs import resolve_export_outputs
+from keras_estimator.seam import internals
 from keras_estimator.seam.internals import keras_variable_backing
 from keras_estimator.spec.mode_keys import ModeKeys
 
@@ -66,6 +67,11 @@ def _validate_train_op(train_op: Any, mode: str) -> Any:
         return train_op
     if isinstance(train_op, tf.Variable):
         return train_op
+    if isinstance(train_op, tf.distribute.DistributedValues) and mode != ModeKeys.TRAIN:
+        # An optimizer built in every mode, under train_distribute: outside the strategy
+        # (EVAL, PREDICT) its update of the mirrored global step returns the update on each
+        # device. tf.estimator ignored a train_op there (it never runs); so do we.
+        train_op = tf.group(*internals.per_replica_components(train_op))
     if not isinstance(train_op, tf.Operation) and not _is_tensor(train_op):
         raise TypeError(
             f"train_op must be Operation or Tensor, given: {train_op}. Expected a tf.Operation, "

@@ -1,22 +1,12 @@
 """RunConfig(train_distribute=MirroredStrategy) on two logical CPUs (see conftest.py)."""
 
-import functools
-
 import numpy as np
 import pytest
 import tensorflow as tf2
 import tensorflow.compat.v1 as tf
-from helpers import dataset_input_fn, make_estimator
+from helpers import dataset_input_fn, make_estimator, mirrored_strategy
 
 import keras_estimator as estimator
-
-
-@functools.cache
-def mirrored_strategy():
-    """One MirroredStrategy for the whole module. TF 2.21 reuses collective instance keys
-    across MirroredStrategy objects in one process: a second strategy's all-reduce of a
-    different shape fails with "Shape mismatch in the collective instance 100"."""
-    return tf2.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
 
 
 def linear_model_fn(features, labels, mode, params):
