@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-import json
 import logging
 import os
 from typing import Any
@@ -11,6 +10,7 @@ from typing import Any
 import numpy as np
 import tensorflow as tf
 
+from keras_estimator.spec.tf_config import read_tf_config
 from keras_estimator.utils.fn_args import fn_args
 
 logger = logging.getLogger("keras_estimator")
@@ -276,22 +276,7 @@ class RunConfig:
             raise ValueError(_save_ckpt_error(save_checkpoints_steps, save_checkpoints_secs))
         _verify_strategy_compatibility(train_distribute, eval_distribute)
 
-        try:
-            tf_config = json.loads(os.environ.get("TF_CONFIG", "{}") or "{}")
-        except json.JSONDecodeError as exc:
-            raise ValueError(
-                f"TF_CONFIG is not valid JSON ({exc}). Expected e.g. "
-                '{"cluster": {"worker": ["host:port"]}, "task": {"type": "worker", "index": 0}}. '
-                "Fix: correct the TF_CONFIG environment variable, or unset it to train locally. "
-                f"Received: TF_CONFIG={os.environ.get('TF_CONFIG', '')[:200]!r}"
-            ) from exc
-        if not isinstance(tf_config, dict):
-            raise ValueError(
-                "TF_CONFIG must hold a JSON object, but it does not. Expected e.g. "
-                '{"cluster": {...}, "task": {"type": "worker", "index": 0}}. Fix: correct the '
-                "TF_CONFIG environment variable, or unset it to train locally. "
-                f"Received: TF_CONFIG={tf_config!r}"
-            )
+        tf_config = read_tf_config()
         self._tf_config = tf_config
 
         self._set(

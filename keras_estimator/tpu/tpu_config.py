@@ -7,15 +7,14 @@ only `iterations_per_loop` matters: it is how many steps run per compiled execut
 from __future__ import annotations
 
 import collections
-import json
 import logging
-import os
 import re
 from typing import Any, NamedTuple
 
 import tensorflow as tf
 
 from keras_estimator.spec.run_config import RunConfig as _BaseRunConfig
+from keras_estimator.spec.tf_config import read_tf_config
 
 logger = logging.getLogger("keras_estimator")
 _ITERATIONS_PER_LOOP = re.compile(r"^(?P<value>[1-9]\d*)((?P<suffix>[s|m|h])$|$)")
@@ -58,8 +57,8 @@ def _check_positive_integer(value: Any, name: str) -> None:
 
 
 def _tpu_job_name_from_tf_config() -> str | None:
-    tf_config = json.loads(os.environ.get("TF_CONFIG", "{}") or "{}")
-    return tf_config.get("service", {}).get("tpu_worker_job_name")
+    service = read_tf_config().get("service") or {}
+    return service.get("tpu_worker_job_name") if isinstance(service, dict) else None
 
 
 _TPU_CONFIG_FIELDS = [
