@@ -414,89 +414,79 @@ class Estimator:
         in_memory: bool,
     ) -> dict[str, Any]:
         """evaluate(); `in_memory` evaluates the variables as they are now (during train)."""
+        # Outside train()'s strategy scope when a saving listener evaluates (2.15's fresh graph).
         with self._runtime.running(ModeKeys.EVAL):
-            return self._evaluate_here(input_fn, steps, hooks, checkpoint_path, name, in_memory)
-
-    def _evaluate_here(
-        self,
-        input_fn: Callable,
-        steps: int | None,
-        hooks: list | None,
-        checkpoint_path: str | None,
-        name: str | None,
-        in_memory: bool,
-    ) -> dict[str, Any]:
-        if steps is not None and steps <= 0:
-            raise ValueError(f"Must specify steps > 0, given: {steps}")
-        hooks, callbacks = validate_hooks(hooks)
-        checkpoint = None if in_memory else self._checkpoint_for(checkpoint_path, "evaluate")
-        runtime = self._runtime
-        if not in_memory:
-            runtime.seed()
-        # Constant tensors ran `steps` times under tf.estimator (one batch without steps:
-        # tf.estimator would have evaluated them forever).
-        dataset = self._input_for(input_fn, ModeKeys.EVAL, repeat_tensors=steps is not None)
-        loop, runner = runtime.prepare(
-            ModeKeys.EVAL, dataset, checkpoint, tuple(hooks), keep_variables=in_memory,
-            follow_latest=not checkpoint_path,
-        )  # fmt: skip
-        runtime.model.store.reset_locals()
-        limit = steps if steps is not None else _UNTIL_EXHAUSTED
-        runner.after_create_session()
-        keras_callbacks = KerasCallbacks(callbacks, runtime.model, "test")
-        iterator = iter(dataset)
-        if runner.active or keras_callbacks.active:
-            ran, done = 0, 0
-            logs = None
-            while done < limit:
-                runner.before_step()
-                keras_callbacks.batch_begin(done)
-                fetches = runner.fetch_tensors()
-                step_loop = loop.with_fetches(fetches) if fetches else loop
-                ran, step_logs = step_loop(iterator, tf.constant(1, tf.int64))
-                if not int(ran):
-                    break
-                done, logs = done + 1, step_logs
-                values = {k: v.numpy() for k, v in logs.get(HOOKS_KEY, {}).items()}
-                stop = runner.after_step(values) if runner.active else False
-                batch_logs = {
+            if steps is not None and steps <= 0:
+                raise ValueError(f"Must specify steps > 0, given: {steps}")
+            hooks, callbacks = validate_hooks(hooks)
+            checkpoint = None if in_memory else self._checkpoint_for(checkpoint_path, "evaluate")
+            runtime = self._runtime
+            if not in_memory:
+                runtime.seed()
+            # Constant tensors ran `steps` times under tf.estimator (one batch without steps:
+            # tf.estimator would have evaluated them forever).
+            dataset = self._input_for(input_fn, ModeKeys.EVAL, repeat_tensors=steps is not None)
+            loop, runner = runtime.prepare(
+                ModeKeys.EVAL, dataset, checkpoint, tuple(hooks), keep_variables=in_memory,
+                follow_latest=not checkpoint_path,
+            )  # fmt: skip
+            runtime.model.store.reset_locals()
+            limit = steps if steps is not None else _UNTIL_EXHAUSTED
+            runner.after_create_session()
+            keras_callbacks = KerasCallbacks(callbacks, runtime.model, "test")
+            iterator = iter(dataset)
+            if runner.active or keras_callbacks.active:
+                ran, done = 0, 0
+                logs = None
+                while done < limit:
+                    runner.before_step()
+                    keras_callbacks.batch_begin(done)
+                    fetches = runner.fetch_tensors()
+                    step_loop = loop.with_fetches(fetches) if fetches else loop
+                    ran, step_logs = step_loop(iterator, tf.constant(1, tf.int64))
+                    if not int(ran):
+                        break
+                    done, logs = done + 1, step_logs
+                    values = {k: v.numpy() for k, v in logs.get(HOOKS_KEY, {}).items()}
+                    stop = runner.after_step(values) if runner.active else False
+                    batch_logs = {
+                        k: float(v)
+                        for k, v in logs.items()
+                        if k != HOOKS_KEY and tf.is_tensor(v) and v.shape.rank == 0
+                    }
+                    if keras_callbacks.batch_end(done - 1, batch_logs) or stop:
+                        break
+                ran = done
+                if logs is None:
+                    ran, logs = loop(iterator, tf.constant(0, tf.int64))
+            else:
+                ran, logs = loop(iterator, tf.constant(limit, tf.int64))
+            runner.end()
+            runtime.flush_model_fn_writers()
+            keras_callbacks.end(
+                {
                     k: float(v)
                     for k, v in logs.items()
                     if k != HOOKS_KEY and tf.is_tensor(v) and v.shape.rank == 0
                 }
-                if keras_callbacks.batch_end(done - 1, batch_logs) or stop:
-                    break
-            ran = done
-            if logs is None:
-                ran, logs = loop(iterator, tf.constant(0, tf.int64))
-        else:
-            ran, logs = loop(iterator, tf.constant(limit, tf.int64))
-        runner.end()
-        runtime.flush_model_fn_writers()
-        keras_callbacks.end(
-            {
-                k: float(v)
-                for k, v in logs.items()
-                if k != HOOKS_KEY and tf.is_tensor(v) and v.shape.rank == 0
+            )
+            if int(ran) == 0:
+                # tf.estimator reported the metrics' initial values in this case; so do we.
+                logger.warning("Evaluation ran no step: input_fn yielded no data.")
+            # A metric's value may be a nested structure of tensors (tf.estimator kept it).
+            results = {
+                key: tf.nest.map_structure(lambda t: t.numpy(), value)
+                for key, value in logs.items()
+                if key != HOOKS_KEY
             }
-        )
-        if int(ran) == 0:
-            # tf.estimator reported the metrics' initial values in this case; so do we.
-            logger.warning("Evaluation ran no step: input_fn yielded no data.")
-        # A metric's value may be a nested structure of tensors (tf.estimator kept it).
-        results = {
-            key: tf.nest.map_structure(lambda t: t.numpy(), value)
-            for key, value in logs.items()
-            if key != HOOKS_KEY
-        }
-        results["global_step"] = runtime.global_step_value()
-        shown = ", ".join(f"{k} = {v}" for k, v in sorted(results.items()))
-        logger.info("Saving dict for global step %d: %s", results["global_step"], shown)
-        eval_dir = self.eval_dir(name)
-        metrics = {k: v for k, v in results.items() if k != "global_step"}
-        write_scalars(runtime.summary_writer(eval_dir), metrics, results["global_step"])
-        self.history.record_evaluation(name, results["global_step"], results)
-        return results
+            results["global_step"] = runtime.global_step_value()
+            shown = ", ".join(f"{k} = {v}" for k, v in sorted(results.items()))
+            logger.info("Saving dict for global step %d: %s", results["global_step"], shown)
+            eval_dir = self.eval_dir(name)
+            metrics = {k: v for k, v in results.items() if k != "global_step"}
+            write_scalars(runtime.summary_writer(eval_dir), metrics, results["global_step"])
+            self.history.record_evaluation(name, results["global_step"], results)
+            return results
 
     def _checkpoint_for(self, checkpoint_path: str | None, what: str) -> str | None:
         if checkpoint_path:
