@@ -113,7 +113,7 @@ class Estimator:
         self._model_dir = self._config.model_dir
         self._params = copy.deepcopy(params or {})
         warm_start_settings = resolve_warm_start(warm_start_from)
-        self.history = TrainingHistory()
+        self.history = TrainingHistory(self._model_dir)
         logger.info("Using config: %s", self._config)
         apply_session_config(self._config.session_config)
         self._model_fn_caller = ModelFnCaller(

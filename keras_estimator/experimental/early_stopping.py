@@ -10,11 +10,12 @@ from __future__ import annotations
 import collections
 import logging
 import operator
-import os
 from collections.abc import Callable
 from typing import Any
 
 import tensorflow as tf
+
+from keras_estimator.runtime.event_files import read_scalars
 
 logger = logging.getLogger("keras_estimator")
 _V1 = tf.compat.v1
@@ -26,20 +27,7 @@ def read_eval_metrics(eval_dir: str) -> collections.OrderedDict:
     Example:
         >>> read_eval_metrics(estimator.eval_dir())[1000]["accuracy"]
     """
-    by_step: dict[int, dict[str, float]] = collections.defaultdict(dict)
-    for path in (
-        tf.io.gfile.glob(os.path.join(eval_dir, "events.*")) if tf.io.gfile.exists(eval_dir) else []
-    ):
-        try:
-            for event in _V1.train.summary_iterator(path):
-                for value in event.summary.value:
-                    if value.HasField("simple_value"):
-                        by_step[event.step][value.tag] = value.simple_value
-                    elif value.HasField("tensor") and not value.tensor.tensor_shape.dim:
-                        by_step[event.step][value.tag] = float(tf.make_ndarray(value.tensor))
-        except tf.errors.DataLossError as exc:
-            logger.warning("Skipping the rest of %s (corrupted: %s).", path, exc)
-    return collections.OrderedDict(sorted(by_step.items()))
+    return read_scalars(eval_dir)
 
 
 class _StopWhenHook(_V1.train.SessionRunHook):

@@ -245,7 +245,10 @@ class HookRunner:
         self._context = _V1.train.SessionRunContext(_V1.train.SessionRunArgs(None), self.session)
         self._requests = []
         for hook in self.hooks:
-            args = _checked_args(hook, hook.before_run(self._context))
+            # As in tf.estimator's session, the model's graph is the default one here:
+            # `tf.train.get_global_step()` and lookups by name work in before_run.
+            with self._graph.as_default(), variables_resolvable_by_name(self._graph):
+                args = _checked_args(hook, hook.before_run(self._context))
             if args is not None and args.feed_dict:
                 raise NotImplementedError(
                     f"{type(hook).__name__} feeds values (feed_dict); there are no "

@@ -1,19 +1,26 @@
-"""`Estimator.history`: losses and evaluation results of this session, by global step."""
+"""`Estimator.history`: losses and evaluation results by global step, from model_dir's event
+files and from this session's calls."""
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import numpy as np
 
+from keras_estimator.runtime.event_files import read_scalars
+
 
 class TrainingHistory:
-    """What train() and evaluate() reported in this Python session, keyed by global step.
+    """The training loss and evaluation results of a model_dir, keyed by global step.
 
-    `loss` holds the training loss each time training returned to Python (every
-    `log_step_count_steps`, checkpoint or hook boundary; every step with
-    `RunConfig(steps_per_execution=1)`). `evaluations` holds evaluate()'s results (the
-    default evaluation; `evaluation(name)` for `evaluate(name=...)`).
+    Read from model_dir's event files (what TensorBoard shows: the `loss` summaries written
+    every `save_summary_steps`, and `evaluate()`'s results in `eval/` or `eval_<name>/`), so
+    it survives a kernel restart and covers runs made by other processes; this session's
+    calls add what they saw on top. `loss` holds the training loss by step (in this session,
+    each time training returned to Python: every `log_step_count_steps`, checkpoint or hook
+    boundary). `evaluations` holds the default evaluation's results; `evaluation(name)`
+    those of `evaluate(name=...)`.
 
     Example:
         >>> est.train(input_fn, steps=1000); est.evaluate(eval_fn)
@@ -21,12 +28,22 @@ class TrainingHistory:
         >>> est.history.plot("accuracy")
     """
 
-    def __init__(self) -> None:
-        self.loss: dict[int, float] = {}
+    def __init__(self, model_dir: str | None = None) -> None:
+        self._model_dir = model_dir
+        self._loss: dict[int, float] = {}
         self._evaluations: dict[str | None, dict[int, dict[str, float]]] = {}
 
     def record_loss(self, step: int, loss: float) -> None:
-        self.loss[int(step)] = float(loss)
+        self._loss[int(step)] = float(loss)
+
+    @property
+    def loss(self) -> dict[int, float]:
+        """The training loss by global step (event files, then this session's values)."""
+        merged = {}
+        if self._model_dir is not None:
+            merged = {s: v["loss"] for s, v in read_scalars(self._model_dir).items() if "loss" in v}
+        merged.update(self._loss)
+        return dict(sorted(merged.items()))
 
     def record_evaluation(self, name: str | None, step: int, results: dict[str, Any]) -> None:
         values = {
@@ -42,10 +59,25 @@ class TrainingHistory:
 
     def evaluation(self, name: str | None = None) -> dict[int, dict[str, float]]:
         """The results of `evaluate(name=name)` calls, by global step."""
-        return self._evaluations.get(name, {})
+        merged: dict[int, dict[str, float]] = {}
+        if self._model_dir is not None:
+            eval_dir = os.path.join(self._model_dir, f"eval_{name}" if name else "eval")
+            for step, values in read_scalars(eval_dir).items():
+                merged[step] = {k: v for k, v in values.items() if k != "global_step"}
+        for step, values in self._evaluations.get(name, {}).items():
+            merged.setdefault(step, {}).update(values)
+        return dict(sorted(merged.items()))
 
     def __repr__(self) -> str:
-        evaluated = {name or "eval": len(runs) for name, runs in self._evaluations.items()}
+        names = set(self._evaluations)
+        if self._model_dir is not None and os.path.isdir(self._model_dir):
+            names |= {None} | {
+                entry[len("eval_") :]
+                for entry in os.listdir(self._model_dir)
+                if entry.startswith("eval_")
+            }
+        evaluated = {name or "eval": len(self.evaluation(name)) for name in sorted(names, key=str)}
+        evaluated = {name: count for name, count in evaluated.items() if count}
         return f"TrainingHistory(loss: {len(self.loss)} points, evaluations: {evaluated})"
 
     def plot(self, *metrics: str, name: str | None = None, ax: Any = None) -> Any:
@@ -63,9 +95,9 @@ class TrainingHistory:
             ) from exc
         if ax is None:
             _, ax = plt.subplots()
-        if self.loss:
-            steps = sorted(self.loss)
-            ax.plot(steps, [self.loss[s] for s in steps], label="training loss")
+        loss = self.loss
+        if loss:
+            ax.plot(list(loss), list(loss.values()), label="training loss")
         runs = self.evaluation(name)
         for metric in metrics or ("loss",):
             steps = sorted(s for s, values in runs.items() if metric in values)

@@ -1,12 +1,22 @@
-"""A Keras progress bar for `train()`, on in notebooks and terminals, off otherwise."""
+"""A Keras progress bar for `train()`, on in notebooks and terminals, off otherwise.
+
+One updating line per call: the bar is finalized exactly once, and a log line emitted while
+the bar is drawn (a warning, or INFO lines the user turned on) ends the bar's line first, so
+the record prints on its own line and the bar continues below it. Keras' `Progbar` is used
+in terminals and notebooks alike (no extra dependency, and the look of `fit()`).
+"""
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
+import weakref
 from typing import Any
 
 _setting: bool | None = None
+# Loggers whose records may interleave with the bar: ours, TensorFlow's, absl's, the root's.
+_LOGGERS = ("keras_estimator", "tensorflow", "absl", "")
 
 
 def set_progress_bar(enabled: bool | None) -> None:
@@ -34,25 +44,69 @@ def progress_enabled() -> bool:
     return bool(getattr(sys.stdout, "isatty", lambda: False)())
 
 
+class _EndBarLineBeforeRecords(logging.Filter):
+    """Attached once to each of _LOGGERS: before a record is written, the bar that is being
+    drawn (if any) ends its line. It never drops a record."""
+
+    current: Any = None  # weakref to the TrainingProgress drawing now
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        progress = self.current() if self.current is not None else None
+        if progress is not None:
+            progress.end_line()
+        return True
+
+
+_filter = _EndBarLineBeforeRecords()
+
+
+def _attach_filter() -> None:
+    for name in _LOGGERS:
+        logger = logging.getLogger(name)
+        if _filter not in logger.filters:
+            logger.addFilter(_filter)
+
+
 class TrainingProgress:
     """Shows steps done out of the steps this train() call will run (when known)."""
 
     def __init__(self, start: int, target: int | None) -> None:
         self._start = start
+        self._total = None if target is None else max(target - start, 0)
         self._bar: Any = None
+        self._line_open = False
+        self._finalized = False
         if progress_enabled():
-            import keras
+            self._bar = self._new_bar()
+            _attach_filter()
+            _EndBarLineBeforeRecords.current = weakref.ref(self)
 
-            total = None if target is None else max(target - start, 0)
-            self._bar = keras.utils.Progbar(total, stateful_metrics=["loss", "global_step"])
+    def _new_bar(self) -> Any:
+        import keras
 
-    def update(self, step: int, loss: float | None) -> None:
-        if self._bar is None:
+        return keras.utils.Progbar(self._total, stateful_metrics=["loss", "global_step"])
+
+    def update(self, step: int, loss: float | None, *, final: bool = False) -> None:
+        if self._bar is None or self._finalized:
             return
+        done = step - self._start
+        final = final or (self._total is not None and done >= self._total)
         values = [("global_step", step)] + ([("loss", loss)] if loss is not None else [])
-        self._bar.update(step - self._start, values=values)
+        self._bar.update(done, values=values, finalize=final)
+        self._line_open = not final
+        self._finalized = final
+
+    def end_line(self) -> None:
+        """Ends the bar's line so that whatever prints next starts on a fresh line; the next
+        update draws the bar again below it."""
+        if self._line_open:
+            self._line_open = False
+            sys.stdout.write("\n")
+            sys.stdout.flush()
+            self._bar = self._new_bar()  # a new bar starts its line fresh (no backspaces)
 
     def close(self, step: int, loss: float | None) -> None:
-        if self._bar is not None:
-            values = [("global_step", step)] + ([("loss", loss)] if loss is not None else [])
-            self._bar.update(step - self._start, values=values, finalize=True)
+        self.update(step, loss, final=True)
+        if _EndBarLineBeforeRecords.current is not None:
+            if _EndBarLineBeforeRecords.current() is self:
+                _EndBarLineBeforeRecords.current = None

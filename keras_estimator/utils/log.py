@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import sys
 from collections.abc import Iterator
 
 LOGGER_NAME = "keras_estimator"
@@ -17,6 +18,11 @@ LOGGER_NAME = "keras_estimator"
 
 def follow_tensorflow_logger() -> None:
     logger = logging.getLogger(LOGGER_NAME)
+    if "ipykernel" in sys.modules and logger.level == logging.NOTSET:
+        # TensorFlow's logger is at INFO in a Jupyter kernel; our per-step INFO lines would
+        # crowd the progress bar, which already shows the loss. `notice()` lines still show;
+        # `logging.getLogger("keras_estimator").setLevel("INFO")` brings the rest back.
+        logger.setLevel(logging.WARNING)
     tensorflow_logger = logging.getLogger("tensorflow")
     if logger.parent is not tensorflow_logger:
         logger.parent = tensorflow_logger
@@ -48,8 +54,6 @@ def quiet_tf_deprecations() -> contextlib.AbstractContextManager:
 def notice(logger: logging.Logger, message: str, *args: object) -> None:
     """A line the user should see when re-running notebook cells (WARNING in a Jupyter
     kernel, where INFO is hidden by default; INFO elsewhere, as tf.estimator logged it)."""
-    import sys
-
     level = logging.WARNING if "ipykernel" in sys.modules else logging.INFO
     logger.log(level, message, *args)
 

@@ -126,6 +126,25 @@ def test_hooks_fetch_variables_by_name(tmp_path, toy_data):
         est.train(train_fn(toy_data), steps=1, hooks=[FetchByVariableNameHook({"x": "nope:0"})])
 
 
+class GlobalStepInBeforeRunHook(estimator.SessionRunHook):
+    """Looks the step up in before_run, as hooks written against MonitoredSession did."""
+
+    def __init__(self):
+        self.seen = []
+
+    def before_run(self, run_context):
+        return estimator.SessionRunArgs(tf.train.get_global_step())
+
+    def after_run(self, run_context, run_values):
+        self.seen.append(int(run_values.results))
+
+
+def test_the_model_graph_is_the_default_graph_in_before_run(tmp_path, toy_data):
+    hook = GlobalStepInBeforeRunHook()
+    make_estimator(tmp_path).train(train_fn(toy_data), steps=4, hooks=[hook])
+    assert hook.seen == [1, 2, 3, 4]  # read after each step, as every hook fetch is here
+
+
 def test_nan_tensor_hook_raises_and_keeps_the_last_good_checkpoint(tmp_path, toy_data):
     def model_fn(features, labels, mode, params):
         spec = classifier_model_fn(features, labels, mode, params)

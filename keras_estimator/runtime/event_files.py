@@ -1,0 +1,56 @@
+"""Scalars read back from a directory's TensorBoard event files, by global step.
+
+What train() and evaluate() wrote (the training `loss`, `global_step/sec`, evaluation
+metrics) is in model_dir's event files, so anything that needs those numbers later — after a
+kernel restart, or for runs made by another process — reads them here.
+"""
+
+from __future__ import annotations
+
+import collections
+import logging
+import os
+
+import tensorflow as tf
+
+logger = logging.getLogger("keras_estimator")
+
+# path -> ((size, mtime), {step: {tag: value}}): an unchanged file is not read twice.
+_cache: dict[str, tuple[tuple[int, float], dict[int, dict[str, float]]]] = {}
+
+
+def _read_file(path: str) -> dict[int, dict[str, float]]:
+    by_step: dict[int, dict[str, float]] = collections.defaultdict(dict)
+    try:
+        for event in tf.compat.v1.train.summary_iterator(path):
+            for value in event.summary.value:
+                if value.HasField("simple_value"):
+                    by_step[event.step][value.tag] = value.simple_value
+                elif value.HasField("tensor") and not value.tensor.tensor_shape.dim:
+                    try:
+                        by_step[event.step][value.tag] = float(tf.make_ndarray(value.tensor))
+                    except (TypeError, ValueError):
+                        continue  # a string or other non-number scalar summary
+    except tf.errors.DataLossError as exc:
+        logger.warning("Skipping the rest of %s (corrupted: %s).", path, exc)
+    return dict(by_step)
+
+
+def read_scalars(directory: str) -> collections.OrderedDict:
+    """`{global_step: {tag: value}}` of the scalar summaries in `directory`'s event files
+    (not its subdirectories), in step order; later files win for the same step and tag."""
+    if not tf.io.gfile.isdir(directory):
+        return collections.OrderedDict()
+    by_step: dict[int, dict[str, float]] = collections.defaultdict(dict)
+    for path in sorted(tf.io.gfile.glob(os.path.join(directory, "events.*"))):
+        try:
+            stat = tf.io.gfile.stat(path)
+            key = (stat.length, stat.mtime_nsec)
+        except tf.errors.OpError:
+            continue  # removed since the listing
+        cached = _cache.get(path)
+        if cached is None or cached[0] != key:
+            cached = _cache[path] = (key, _read_file(path))
+        for step, values in cached[1].items():
+            by_step[step].update(values)
+    return collections.OrderedDict(sorted(by_step.items()))

@@ -1,0 +1,153 @@
+"""The progress bar in a real Jupyter kernel, and `Estimator.history` read back from
+model_dir's event files (a kernel restart, or another process's run)."""
+
+import os
+import re
+import textwrap
+
+import nbformat
+import numpy as np
+import pytest
+from helpers import make_estimator, run_python
+from nbclient import NotebookClient
+
+import keras_estimator as estimator
+from keras_estimator.runtime.progress import TrainingProgress, set_progress_bar
+
+x = np.random.RandomState(0).rand(256, 4).astype("float32")
+y = (x[:, 0] * 3).astype("int32").clip(0, 2)
+
+
+def rendered(text):
+    """What a terminal (or Jupyter's output area) shows for `text`: `\\r` returns to the
+    start of the line (the next characters overwrite it), `\\b` deletes one character;
+    colours are dropped."""
+    lines, line = [], ""
+    for char in re.sub(r"\x1b\[[0-9;]*m", "", text):
+        if char == "\n":
+            lines.append(line)
+            line = ""
+        elif char == "\r":
+            line = ""
+        elif char == "\b":
+            line = line[:-1]
+        else:
+            line += char
+    return lines + ([line] if line else [])
+
+
+def test_one_clean_bar_in_a_jupyter_kernel(tmp_path):
+    cells = [
+        f"""
+        import logging
+        import numpy as np
+        import tensorflow.compat.v1 as tf
+        import keras_estimator as ke
+        from helpers import classifier_model_fn
+        x = np.random.RandomState(0).rand(256, 4).astype("float32")
+        y = (x[:, 0] * 3).astype("int32").clip(0, 2)
+        train_fn = ke.inputs.numpy_input_fn({{"x": x}}, y, batch_size=16, num_epochs=None,
+                                            shuffle=True)
+        est = ke.Estimator(classifier_model_fn, model_dir={str(tmp_path / "model")!r},
+                           config=ke.RunConfig(log_step_count_steps=50), params={{}})
+        """,
+        "est.train(train_fn, steps=300); None",
+        # A warning in the middle of a bar goes above it, on its own line.
+        """
+        class WarnAt150(ke.SessionRunHook):
+            def before_run(self, run_context):
+                return ke.SessionRunArgs(tf.train.get_global_step())
+            def after_run(self, run_context, run_values):
+                if run_values.results == 450:
+                    logging.getLogger("keras_estimator").warning("halfway there")
+        est.train(train_fn, steps=300, hooks=[WarnAt150()]); None
+        """,
+    ]
+    notebook = nbformat.v4.new_notebook(
+        cells=[nbformat.v4.new_code_cell(textwrap.dedent(c)) for c in cells]
+    )
+    from helpers import TESTS_DIR
+
+    NotebookClient(notebook, timeout=300, kernel_name="python3", resources={
+        "metadata": {"path": TESTS_DIR}}).execute()  # fmt: skip
+    first, second = (
+        rendered("".join(o.get("text", "") for o in cell.outputs if o.output_type == "stream"))
+        for cell in notebook.cells[1:]
+    )
+    everything = [o.get("text", "") for c in notebook.cells for o in c.outputs]
+    assert not any("INFO" in text for text in everything)  # our INFO lines are off
+    assert len(first) == 1 and first[0].lstrip().startswith("300/300"), first
+    assert "loss:" in first[0]
+    # The bar's line ended before the warning, which has a line of its own; the bar went on
+    # below it and ended once.
+    assert sum("halfway there" in line for line in second) == 1, second
+    assert all("/300" not in line for line in second if "halfway there" in line), second
+    assert [line.lstrip().split()[0] for line in second if "/300" in line][-1] == "300/300"
+    assert sum("300/300" in line for line in second) == 1
+
+
+def test_the_final_line_is_drawn_once(capsys):
+    set_progress_bar(True)
+    try:
+        progress = TrainingProgress(0, 10)
+        progress.update(10, 0.5)
+        progress.close(10, 0.5)
+    finally:
+        set_progress_bar(None)
+    assert sum("10/10" in line for line in rendered(capsys.readouterr().out)) == 1
+
+
+@pytest.fixture
+def trained_elsewhere(tmp_path):
+    """A model_dir trained and evaluated by another Python process."""
+    script = tmp_path / "train.py"
+    script.write_text(
+        textwrap.dedent(f"""
+        import numpy as np
+        from helpers import dataset_input_fn, make_estimator
+        x = np.random.RandomState(0).rand(256, 4).astype("float32")
+        y = (x[:, 0] * 3).astype("int32").clip(0, 2)
+        est = make_estimator({str(tmp_path / "model")!r}, save_summary_steps=10)
+        est.train(dataset_input_fn(x, y, batch_size=16, repeat=True), steps=40)
+        est.evaluate(dataset_input_fn(x, y))
+        est.evaluate(dataset_input_fn(x, y), name="holdout")
+        """)
+    )
+    from helpers import TESTS_DIR
+
+    result = run_python(
+        str(script),
+        env={"PYTHONPATH": TESTS_DIR + ":" + os.environ.get("PYTHONPATH", "")},
+    )
+    assert result.returncode == 0, result.stderr
+    return tmp_path / "model"
+
+
+def test_history_is_read_from_model_dir(trained_elsewhere):
+    est = make_estimator(str(trained_elsewhere))
+    history = est.history
+    assert sorted(history.loss) == [1, 11, 21, 31]
+    assert all(np.isfinite(v) for v in history.loss.values())
+    assert list(history.evaluations) == [40]
+    assert set(history.evaluations[40]) == {"accuracy", "loss"}
+    assert list(history.evaluation("holdout")) == [40]
+    assert "evaluations: {'eval': 1, 'holdout': 1}" in repr(history)
+
+
+def test_this_sessions_calls_add_to_what_model_dir_holds(trained_elsewhere):
+    from helpers import dataset_input_fn
+
+    est = make_estimator(str(trained_elsewhere), save_summary_steps=10)
+    est.train(dataset_input_fn(x, y, batch_size=16, repeat=True), steps=10)
+    results = est.evaluate(dataset_input_fn(x, y))
+    assert sorted(est.history.evaluations) == [40, 50]
+    assert est.history.evaluations[50]["accuracy"] == pytest.approx(results["accuracy"])
+    assert max(est.history.loss) == 50
+
+
+def test_plot_history_draws_after_a_restart(trained_elsewhere):
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    ax = estimator.plot_history(make_estimator(str(trained_elsewhere)), "accuracy")
+    labels = [line.get_label() for line in ax.get_lines()]
+    assert labels == ["training loss", "eval accuracy"]
