@@ -98,7 +98,10 @@ class EstimatorModel(keras.Model):
         features, labels = split_batch(data)
         if mode == ModeKeys.PREDICT:
             labels = None  # tf.estimator never showed labels to a PREDICT model_fn
-        return self._call_model_fn(features, labels, mode)
+        if mode == ModeKeys.TRAIN:
+            return self._call_model_fn(features, labels, mode)  # train_step writes them
+        with summaries_every(None, None, None):  # EVAL/PREDICT write no summaries (as 2.15)
+            return self._call_model_fn(features, labels, mode)
 
     def train_step(self, data: Any) -> dict[str, tf.Tensor]:
         global_step = self._ke_global_step

@@ -20,12 +20,14 @@ from keras_estimator.seam.internals import v1_summaries_to_collections
 
 @contextlib.contextmanager
 def summaries_every(
-    every: int | None, step_before: tf.Tensor, call_start: tf.Tensor
+    every: int | None, step_before: tf.Tensor | None, call_start: tf.Tensor | None
 ) -> Iterator[None]:
     """Records summaries created inside on the first step of a train() call (global step
     `call_start`) and every `every` steps after it, as a fresh SummarySaverHook did.
 
-    On exit, the v1 summaries collected in the graph are written too (merged).
+    On exit, the v1 summaries collected in the graph are written too (merged). With
+    `every` None, nothing is recorded and TF1 summary calls only join the collection
+    (TensorFlow's "default summary writer not found" warning is not raised).
     """
     if not every:
         with tf.summary.record_if(False), v1_summaries_to_collections():

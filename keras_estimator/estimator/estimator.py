@@ -426,6 +426,14 @@ class Estimator:
             # Constant tensors ran `steps` times under tf.estimator (one batch without steps:
             # tf.estimator would have evaluated them forever).
             dataset = self._input_for(input_fn, ModeKeys.EVAL, repeat_tensors=steps is not None)
+            if steps is None and int(dataset.cardinality()) == tf.data.INFINITE_CARDINALITY:
+                raise ValueError(  # tf.estimator 2.15 evaluated such input forever
+                    "evaluate() was given endless input (the dataset repeats forever) and no "
+                    "`steps`, so it would never finish. Expected a dataset that ends, or a "
+                    "number of batches. Fix: remove `.repeat()` (or use num_epochs=1 in "
+                    "numpy_input_fn / pandas_input_fn) for evaluation, or pass steps=N. "
+                    "Received: steps=None, input cardinality=infinite."
+                )
             loop, runner = runtime.prepare(
                 ModeKeys.EVAL, dataset, checkpoint, tuple(hooks), keep_variables=in_memory,
                 follow_latest=not checkpoint_path,

@@ -118,3 +118,26 @@ def test_make_early_stopping_hook_checks_its_arguments(tmp_path):
         estimator.experimental.make_early_stopping_hook(object(), lambda: True)
     with pytest.raises(ValueError, match="Only one of `run_every_secs` and `run_every_steps`"):
         estimator.experimental.make_early_stopping_hook(est, lambda: True, 1, 1)
+
+
+def test_tf1_summaries_in_eval_and_predict_raise_no_warning(tmp_path, toy_data):
+    import warnings
+
+    def model_fn(features, labels, mode):
+        logits = tf.layers.dense(features["x"], 3)
+        tf.summary.histogram("logits", logits)
+        if mode == estimator.ModeKeys.PREDICT:
+            return estimator.EstimatorSpec(mode, predictions={"logits": logits})
+        loss = tf.losses.sparse_softmax_cross_entropy(labels, logits)
+        tf.summary.scalar("my_loss", loss)
+        train_op = tf.train.AdamOptimizer(0.01).minimize(loss, tf.train.get_global_step())
+        return estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+    x, y = toy_data
+    est = estimator.Estimator(model_fn, model_dir=str(tmp_path))
+    est.train(dataset_input_fn(x, y), steps=2)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        est.evaluate(dataset_input_fn(x, y))
+        next(est.predict(dataset_input_fn(x)))
+    assert not [w for w in caught if "summary" in str(w.message)], [str(w.message) for w in caught]

@@ -208,3 +208,18 @@ def test_a_failing_train_keeps_the_previous_checkpoint_resumable(tmp_path):
     est = estimator.Estimator(model_fn, model_dir=str(tmp_path))
     est.train(train_fn, steps=2)
     assert est.get_variable_value("global_step") == 5
+
+
+def test_evaluate_on_endless_input_without_steps_says_so(tmp_path, toy_data):
+    from helpers import make_estimator
+
+    x, y = toy_data
+    est = make_estimator(tmp_path)
+    est.train(dataset_input_fn(x, y), steps=2)
+    endless = dataset_input_fn(x, y, repeat=True)
+    with pytest.raises(ValueError, match=r"endless input .* Fix: remove `.repeat\(\)`"):
+        est.evaluate(endless)
+    numpy_endless = estimator.inputs.numpy_input_fn({"x": x}, y, num_epochs=None, shuffle=False)
+    with pytest.raises(ValueError, match="steps=None, input cardinality=infinite"):
+        est.evaluate(numpy_endless)
+    assert est.evaluate(endless, steps=3)["global_step"] == 2  # with steps it is fine
