@@ -17,8 +17,12 @@ RERUN = {"quickstart.ipynb"}
 
 def test_the_notebooks_are_there():
     names = {os.path.basename(path) for path in NOTEBOOKS}
-    assert {"quickstart.ipynb", "bert_style_tpu_finetune.ipynb",
-            "hooks_early_stopping_tensorboard.ipynb"} <= names  # fmt: skip
+    assert {
+        "quickstart.ipynb",
+        "canned_feature_columns_export_serving.ipynb",
+        "bert_style_tpu_finetune.ipynb",
+        "hooks_early_stopping_tensorboard.ipynb",
+    } <= names
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=os.path.basename)
