@@ -22,6 +22,7 @@ def test_the_notebooks_are_there():
         "canned_feature_columns_export_serving.ipynb",
         "bert_style_tpu_finetune.ipynb",
         "hooks_early_stopping_tensorboard.ipynb",
+        "from_model_fn_to_keras.ipynb",
     } <= names
 
 
