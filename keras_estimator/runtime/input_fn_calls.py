@@ -10,6 +10,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 import tensorflow as tf
 
 from keras_estimator.runtime.queue_input import dataset_from_queue_input, needs_a_graph
@@ -125,7 +126,7 @@ def _as_pair_dataset(result: Any, mode: str, repeat_tensors: bool = False) -> tf
         features, labels = result
         _check_batch_sizes(features, labels)
         element = (features,) if labels is None else (features, labels)
-    elif isinstance(result, (dict, tf.Tensor, tf.SparseTensor)):
+    elif isinstance(result, (dict, tf.Tensor, tf.SparseTensor, np.ndarray)):
         element = (result,)
     else:
         raise InputFnResultError(
@@ -153,6 +154,8 @@ def _check_batch_sizes(features: Any, labels: Any) -> None:
     for kind, part in (("features", features), ("labels", labels)):
         for leaf in tf.nest.flatten(part):
             shape = getattr(leaf, "shape", None)
+            if shape is not None:
+                shape = tf.TensorShape(shape)  # numpy arrays (tf.estimator took them) too
             if shape is not None and shape.rank and shape[0] is not None:
                 sizes.setdefault(kind, set()).add(int(shape[0]))
     all_sizes = set().union(*sizes.values()) if sizes else set()

@@ -274,3 +274,15 @@ def test_repeat_tensors_feeds_returned_tensors_on_every_step(mode):
         return tf.data.Dataset.from_tensor_slices(({"x": X}, Y)).batch(5)
 
     assert _count(call_input_fn(dataset, mode, {}, config, repeat_tensors=True)) == 4
+
+
+@pytest.mark.parametrize("wrap", [list, tuple], ids=["list", "tuple"])
+def test_input_fn_returning_numpy_features_and_labels(tmp_path, toy_data, wrap):
+    """tf.estimator took numpy arrays (and a list) as an input_fn's (features, labels)."""
+
+    x, y = toy_data
+    est = make_estimator(tmp_path)
+    est.train(lambda: wrap([{"x": x}, y]), steps=2)
+    assert est.evaluate(lambda: wrap([{"x": x}, y]), steps=1)["global_step"] == 2
+    with pytest.raises(ValueError, match=r"different batch sizes.*Received: batch sizes"):
+        est.train(lambda: wrap([{"x": x}, y[:10]]), steps=1)
