@@ -32,7 +32,7 @@ _V1_LOCATIONS: dict[str, str] = {
     "Estimator": "keras_estimator.estimator.estimator_v1",
     **dict.fromkeys(_CANNED_V1, "keras_estimator.canned.v1"),
 }
-__all__ = sorted({*_root.__all__, *_V1_LOCATIONS} - {"canned", "install", "uninstall"})
+__all__ = sorted({*_root.__all__, *_V1_LOCATIONS} - {"canned", "install", "uninstall", "v1"})
 
 
 def __getattr__(name: str) -> Any:
