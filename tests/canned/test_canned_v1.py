@@ -10,7 +10,7 @@ import shutil
 import numpy as np
 import pytest
 import tensorflow as tf
-from helpers import FIXTURES
+from helpers import FIXTURES, mirrored_strategy
 
 import keras_estimator
 from keras_estimator import v1
@@ -171,3 +171,22 @@ def test_install_maps_tf_compat_v1_estimator_to_the_v1_namespace():
     finally:
         keras_estimator.uninstall()
     assert not hasattr(tf.compat.v1, "estimator")
+
+
+def test_v1_summed_loss_under_mirrored_strategy_is_the_whole_batch_summed(tmp_path):
+    # Two replicas, a batch of 16 each: their summed losses' gradients are added, with no
+    # rescaling (2.15's v1 optimizers rescaled MEAN losses only), which is one device
+    # summing the loss over the 32 rows.
+    x, y = iris()
+    weights = []
+    for strategy, batch in ((None, 32), (mirrored_strategy(), 16)):
+        config = v1.RunConfig(model_dir=str(tmp_path / str(batch)), train_distribute=strategy)
+        optimizer = tf.compat.v1.train.GradientDescentOptimizer(0.001)
+        est = v1.LinearClassifier(columns(), n_classes=3, optimizer=optimizer, config=config)
+        est.train(
+            lambda b=batch: tf.data.Dataset.from_tensor_slices((features(x), y)).batch(b),
+            steps=3,
+        )
+        weights.append(est.get_variable_value("linear/linear_model/PetalLength/weights"))
+    assert np.abs(weights[0]).max() > 0.01
+    np.testing.assert_allclose(weights[1], weights[0], rtol=1e-5, atol=1e-6)
