@@ -190,3 +190,33 @@ def test_v1_summed_loss_under_mirrored_strategy_is_the_whole_batch_summed(tmp_pa
         weights.append(est.get_variable_value("linear/linear_model/PetalLength/weights"))
     assert np.abs(weights[0]).max() > 0.01
     np.testing.assert_allclose(weights[1], weights[0], rtol=1e-5, atol=1e-6)
+
+
+def test_v1_binary_classifier_exports_tf_estimator_signatures(tmp_path):
+    # Signatures and their outputs as tf.compat.v1.estimator.LinearClassifier 2.15 exported
+    # them (measured with tensorflow-estimator 2.15.0).
+    want = {
+        "classification": ["classes", "scores"],
+        "predict": [
+            "all_class_ids",
+            "all_classes",
+            "class_ids",
+            "classes",
+            "logistic",
+            "logits",
+            "probabilities",
+        ],  # fmt: skip
+        "regression": ["outputs"],
+        "serving_default": ["classes", "scores"],
+    }
+    x, y = iris()
+    est = v1.LinearClassifier(columns(), str(tmp_path / "model"))
+    labels = (y == 0).astype(np.int64)
+    est.train(lambda: tf.data.Dataset.from_tensor_slices((features(x), labels)).batch(8), steps=2)
+    receiver = v1.export.build_parsing_serving_input_receiver_fn(
+        tf.feature_column.make_parse_example_spec(columns())
+    )
+    path = est.export_saved_model(str(tmp_path / "export"), receiver)
+    loaded = tf.saved_model.load(path.decode() if isinstance(path, bytes) else path)
+    got = {k: sorted(s.structured_outputs) for k, s in loaded.signatures.items()}
+    assert got == want
