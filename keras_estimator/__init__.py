@@ -2,9 +2,10 @@
 
 The public face: the `tf.estimator` namespace (Estimator, EstimatorSpec, ModeKeys,
 RunConfig, train_and_evaluate, the canned estimators, heads and hooks) and the
-sub-namespaces `export`, `experimental`, `inputs`, `tpu`, `canned`. Names load on first
-use, so `import keras_estimator` is quick and changes nothing in TensorFlow; `install()`
-and the first Estimator do (see the README's "Architecture").
+sub-namespaces `export`, `experimental`, `inputs`, `tpu`, `canned`, and `v1` (the
+`tf.compat.v1.estimator` namespace). Names load on first use, so `import keras_estimator`
+is quick and changes nothing in TensorFlow; `install()` and the first Estimator do (see
+the README's "Architecture").
 
 Example:
     >>> import tensorflow.compat.v1 as tf
@@ -22,7 +23,7 @@ from keras_estimator.seam.environment import check_environment_variables
 
 check_environment_variables()  # TF_USE_LEGACY_KERAS / KERAS_BACKEND: fail at import, clearly
 
-_SUBMODULES = ("canned", "experimental", "export", "inputs", "tpu")
+_SUBMODULES = ("canned", "experimental", "export", "inputs", "tpu", "v1")
 _CANNED = (
     "BaselineClassifier", "BaselineEstimator", "BaselineRegressor", "DNNClassifier", "DNNEstimator",
     "DNNLinearCombinedClassifier", "DNNLinearCombinedEstimator", "DNNLinearCombinedRegressor",

@@ -13,7 +13,7 @@ def _map_from_readme():
     with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
         text = f.read()
     block = text.split("<!-- architecture -->", 1)[1].split("```text", 1)[1].split("```", 1)[0]
-    return re.findall(r"^  ([a-z_]+)/", block, flags=re.M)
+    return re.findall(r"^  ([a-z0-9_]+)/", block, flags=re.M)
 
 
 def _folders():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import tensorflow as tf
@@ -9,12 +10,17 @@ import tensorflow as tf
 from keras_estimator.utils.log import quiet_tf_deprecations
 
 
-def _spec_with_label_and_weight(
-    feature_columns: list, label_key: str, label_spec: Any, weight_column: Any
+def spec_with_label_and_weight(
+    feature_columns: list,
+    label_key: str,
+    label_spec: Any,
+    weight_column: Any,
+    make_parse_example_spec: Callable[[list], dict] = tf.feature_column.make_parse_example_spec,
 ) -> dict:
+    """The columns' parsing spec (v2 function by default: it takes every column kind,
+    sequence columns too, as 2.15's did) plus the label's and the weight column's."""
     with quiet_tf_deprecations():
-        # The v2 function: it takes every column kind (sequence columns too), as 2.15's did.
-        spec = dict(tf.feature_column.make_parse_example_spec(feature_columns))
+        spec = dict(make_parse_example_spec(feature_columns))
     if label_key in spec:
         raise ValueError(
             f"label should not be used as feature. label_key: {label_key}, features: {spec.keys()}"
@@ -52,7 +58,7 @@ def classifier_parse_example_spec(
         >>> features = tf.io.parse_example(serialized, spec); labels = features.pop("label")
     """
     label_spec = tf.io.FixedLenFeature((1,), label_dtype, label_default)
-    return _spec_with_label_and_weight(feature_columns, label_key, label_spec, weight_column)
+    return spec_with_label_and_weight(feature_columns, label_key, label_spec, weight_column)
 
 
 def regressor_parse_example_spec(
@@ -69,4 +75,4 @@ def regressor_parse_example_spec(
         >>> spec = regressor_parse_example_spec(columns, label_key="price")
     """
     label_spec = tf.io.FixedLenFeature((label_dimension,), label_dtype, label_default)
-    return _spec_with_label_and_weight(feature_columns, label_key, label_spec, weight_column)
+    return spec_with_label_and_weight(feature_columns, label_key, label_spec, weight_column)

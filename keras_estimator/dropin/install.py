@@ -2,8 +2,9 @@
 
 After `install()`:
 
-- `tf.estimator` and `tf.compat.v1.estimator` (with `.tpu`, `.export`, `.inputs`,
-  `.experimental`) are the `keras_estimator` package;
+- `tf.estimator` is the `keras_estimator` package and `tf.compat.v1.estimator` is
+  `keras_estimator.v1` (the same, but for 2.15's v1 `Estimator`, canned estimators and
+  parse-spec functions), both with `.tpu`, `.export`, `.inputs`, `.experimental`;
 - `tf.compat.v1.contrib` holds the estimator-adjacent pieces of `tf.contrib`
   (`keras_estimator.dropin.contrib`), also importable as `tensorflow.contrib`;
 - the modules legacy code imported directly (`tensorflow_estimator`,
@@ -68,7 +69,7 @@ _MODULES: dict[str, Any] = {
     "warm_starting_util": "keras_estimator.checkpoint.warm_start",
     "api": None,
     "api._v1": None,
-    "api._v1.estimator": "keras_estimator",
+    "api._v1.estimator": "keras_estimator.v1",
     "api._v2": None,
     "api._v2.estimator": "keras_estimator",
 }
@@ -120,6 +121,7 @@ def _namespace_attributes() -> list[tuple[Any, str, Any]]:
     import tensorflow as tf
 
     estimator = importlib.import_module("keras_estimator")
+    estimator_v1 = importlib.import_module("keras_estimator.v1")  # 2.15's v1 classes
     contrib = importlib.import_module("keras_estimator.dropin.contrib")
     importlib.import_module("tensorflow.compat.v1")
     v1_modules = {id(tf.compat.v1): tf.compat.v1}
@@ -127,7 +129,7 @@ def _namespace_attributes() -> list[tuple[Any, str, Any]]:
     v2_modules = {id(tf): tf, id(tf.compat.v2): tf.compat.v2}
     v2_modules.update({id(m): m for n, m in list(sys.modules.items()) if n.endswith("compat.v2")})
     attributes = [(m, "estimator", estimator) for m in v2_modules.values()]
-    attributes += [(m, "estimator", estimator) for m in v1_modules.values()]
+    attributes += [(m, "estimator", estimator_v1) for m in v1_modules.values()]
     attributes += [(m, "contrib", contrib) for m in v1_modules.values()]
     return attributes
 

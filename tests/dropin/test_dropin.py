@@ -28,7 +28,7 @@ def installed():
 
 
 def test_install_exposes_legacy_namespaces_and_uninstall_removes_them(installed):
-    assert tf.estimator is estimator and v1.estimator is estimator
+    assert tf.estimator is estimator and v1.estimator is estimator.v1  # 2.15's v1 classes
     assert v1.estimator.tpu.TPUEstimator is estimator.tpu.TPUEstimator
     assert v1.estimator.inputs.numpy_input_fn is estimator.inputs.numpy_input_fn
     assert issubclass(v1.estimator.experimental.InMemoryEvaluatorHook, v1.train.SessionRunHook)
