@@ -109,12 +109,16 @@ class VariableStore:
         if not self._active:
             return next_creator(**kwargs)
         graph = tf.compat.v1.get_default_graph()
-        name = kwargs.get("name")
-        # v1 slot variables arrive as "dense/kernel/Adam/": a trailing "/" names the scope
-        # itself, which TF1 turned into the variable name "dense/kernel/Adam".
-        name = "Variable" if name is None else (name.split(":")[0].strip("/") or "Variable")
-        # unique_name prefixes the current name scope, as TF1 did for the variable's op.
-        key = graph.unique_name(name, mark_as_used=True)
+        raw_name = (kwargs.get("name") or "").split(":")[0]
+        name = raw_name.strip("/") or "Variable"
+        if raw_name.endswith("/") and name != "Variable":
+            # v1 slot variables arrive as "dense/kernel/Adam/": a trailing "/" names the
+            # scope itself, absolute (TF1 made it the variable "dense/kernel/Adam" whatever
+            # name scope minimize() ran in).
+            key = name
+        else:
+            # unique_name prefixes the current name scope, as TF1 did for the variable's op.
+            key = graph.unique_name(name, mark_as_used=True)
         collections = kwargs.get("collections")
         is_local = bool(collections) and _LOCAL in collections
         with self.lock:

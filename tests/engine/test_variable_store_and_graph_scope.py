@@ -170,3 +170,29 @@ def test_variables_made_outside_a_model_fn_call_are_not_taken(global_step):
         outside = tf.Variable(1.0, name="outside")  # not within tf1_graph_scope: not ours
     assert store.variables == {}
     assert outside.name == "outside:0"
+
+
+def test_slot_names_ignore_the_name_scope_minimize_runs_in(tmp_path, toy_data):
+    """TF1 named a slot after its variable, whatever name scope minimize() ran in (2.15's
+    checkpoints: 'w/Momentum', 'opt/w/Momentum' under variable_scope('opt'))."""
+
+    import keras_estimator as estimator
+
+    v1 = tf.compat.v1
+
+    def model_fn(features, labels, mode):
+        with tf.name_scope("ns"):
+            w = v1.get_variable("w", [8, 3])
+        loss = v1.losses.sparse_softmax_cross_entropy(labels, tf.matmul(features["x"], w))
+        with tf.name_scope("training"):
+            optimizer = v1.train.MomentumOptimizer(0.1, 0.9)
+            first = optimizer.minimize(loss, v1.train.get_global_step())
+            with v1.variable_scope("opt"):
+                second = v1.train.AdagradOptimizer(0.1).minimize(loss)
+        return estimator.EstimatorSpec(mode, loss=loss, train_op=tf.group(first, second))
+
+    x, y = toy_data
+    est = estimator.Estimator(model_fn, model_dir=str(tmp_path))
+    est.train(lambda: ({"x": x}, y), steps=1)
+    names = {name for name, _ in v1.train.list_variables(str(tmp_path))}
+    assert {"w", "w/Momentum", "opt/w/Adagrad"} <= names, names
