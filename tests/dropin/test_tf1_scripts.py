@@ -1,6 +1,6 @@
 """TensorFlow 1.x scripts unmodified under `keras-estimator run` (TF1 mode: `import
 tensorflow` reads as tensorflow.compat.v1 in the script's own files, TF1 shapes there only),
-and the TF1 switches (`disable_v2_behavior()`, ...) under `install()`. The scripts run in
+and the TF1 switches (`disable_v2_behavior()`, ...) under `install()` or not. The scripts run in
 real child processes, as a user runs them."""
 
 import importlib.util
@@ -230,3 +230,17 @@ def test_tf1_shapes_stay_with_the_module_that_asked(installed, tmp_path):
     assert isinstance(tf.ones([2, 3]).shape[-1], v1.Dimension)
     assert _shape_seen_elsewhere() == "Dimension"  # this module
     assert other.shape_type() == "int"  # another module: TF2 shapes
+
+
+def test_estimator_made_with_eager_execution_off_fails_at_construction_without_install():
+    result = run_python(
+        "-c",
+        "import tensorflow as tf\n"
+        "tf.compat.v1.disable_eager_execution()\n"
+        "import keras_estimator\n"
+        "keras_estimator.Estimator(lambda features, labels, mode: None)\n",
+    )
+    assert result.returncode == 1
+    last = result.stderr.strip().splitlines()[-1]
+    assert last.startswith("RuntimeError: An Estimator was created with eager execution disabled")
+    assert "remove the call" in last and "keras-estimator run" in last
