@@ -8,22 +8,13 @@ import logging
 import os
 import sys
 
-_RUN_USAGE = "usage: keras-estimator run SCRIPT.py [ARGS...] | run -m MODULE [ARGS...]\n"
-
 
 def _run(argv: list[str]) -> int:
-    """`run` takes everything after the script as the script's own arguments."""
-    from keras_estimator.dropin.script_runner import run_module, run_script
+    """`run` takes everything after the script as the script's own arguments
+    (`cli/run_command.py`: options, --help, the TF1 / TF2 choice)."""
+    from keras_estimator.cli.run_command import run_command
 
-    if not argv or argv[0] in ("-h", "--help"):
-        sys.stderr.write(_RUN_USAGE)
-        return 0 if argv else 2
-    if argv[0] == "-m":
-        if len(argv) < 2:
-            sys.stderr.write(_RUN_USAGE)
-            return 2
-        return run_module(argv[1], argv[2:])
-    return run_script(argv[0], argv[1:])
+    return run_command(argv)
 
 
 def _check(paths: list[str], output_format: str) -> int:

@@ -13,11 +13,15 @@ After `install()`:
   estimator path, `seam.legacy_paths.ESTIMATOR_MODULE_ROOTS`) are importable and hold
   our classes;
 - `tf.compat.v1.layers` is keras_estimator's Keras 3 port of the TF1 layers (as for any
-  Estimator; it stays after `uninstall()`).
+  Estimator; it stays after `uninstall()`);
+- `tf.compat.v1.disable_v2_behavior` / `disable_eager_execution` /
+  `disable_resource_variables` / `disable_v2_tensorshape` apply only what keras_estimator
+  can run with (TF1 shapes, for the calling code only: `dropin.tf1_shapes`) and log what
+  they kept (`dropin.tf1_switches`).
 
 Nothing else about TensorFlow or Keras changes: only attributes and `sys.modules`
-entries that did not exist are added (through `seam.patching`), and `uninstall()`
-removes exactly those.
+entries that did not exist are added, and the four switches replaced (through
+`seam.patching`); `uninstall()` restores exactly those.
 """
 
 from __future__ import annotations
@@ -29,6 +33,8 @@ import threading
 import types
 from typing import Any
 
+from keras_estimator.dropin.tf1_shapes import forget_all, wants_tf1_shapes
+from keras_estimator.dropin.tf1_switches import switch_attributes
 from keras_estimator.seam.legacy_paths import ESTIMATOR_MODULE_ROOTS, GUARDED_ROOTS
 from keras_estimator.seam.patching import AttributePatch
 
@@ -188,6 +194,12 @@ def install() -> None:
         # Never replace what exists (e.g. a real tensorflow_estimator).
         patches = [AttributePatch(owner, attr, value, only_if_missing=True)
                    for owner, attr, value in attributes]  # fmt: skip
+        patches += [
+            AttributePatch(owner, attr, value) for owner, attr, value in switch_attributes()
+        ]
+        from keras_estimator.seam.internals import tensor_shapes_chosen_by_caller
+
+        patches.append(tensor_shapes_chosen_by_caller(wants_tf1_shapes))
         sys.modules.update(added_modules)
         sys.meta_path.insert(0, _guard)
         _installed = {
@@ -213,6 +225,7 @@ def uninstall() -> None:
             sys.meta_path.remove(_guard)
         for patch in _installed["patches"]:
             patch.undo()
+        forget_all()
         _installed = None
 
 

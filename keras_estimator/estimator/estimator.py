@@ -67,6 +67,21 @@ def _resolve_config(config: Any, model_dir: Any) -> RunConfig:
     return config
 
 
+def _require_eager_execution() -> None:
+    """tf.estimator built TF1 graphs of its own; keras_estimator's steps are compiled Keras
+    functions, which need eager execution outside them (and resource variables)."""
+    if internals.eager_execution_disabled():
+        raise RuntimeError(
+            "An Estimator was created with eager execution disabled (by "
+            "tf.compat.v1.disable_eager_execution() or disable_v2_behavior()). keras_estimator "
+            "runs the model_fn inside compiled Keras steps, which need eager execution and "
+            "resource variables; tf.estimator built graphs of its own instead. Fix: remove the "
+            "call, or run the script with `keras-estimator run script.py` (or call "
+            "keras_estimator.install() before the call), which keeps eager execution on and "
+            "applies the rest. Received: tf.executing_eagerly()=False"
+        )
+
+
 def _eagerly(method: Callable) -> Callable:
     """Runs an Estimator method eagerly, even when called in TF1 graph mode (inside
     `tf.Graph().as_default()` or under `disable_eager_execution()`): tf.estimator built its
@@ -102,6 +117,7 @@ class Estimator:
         params: dict | None = None,
         warm_start_from: Any = None,
     ) -> None:
+        _require_eager_execution()
         # As tf.estimator: the config first (a bad one is reported before the model_fn).
         self._config = _resolve_config(config, model_dir)
         if model_fn is None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import inspect
+import sys
 from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
@@ -24,7 +25,7 @@ check_environment()  # before Keras is imported: the backend must be TensorFlow
 import keras  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
-from keras_estimator.seam.patching import patched  # noqa: E402
+from keras_estimator.seam.patching import AttributePatch, patched  # noqa: E402
 
 
 def _versions() -> str:
@@ -40,6 +41,7 @@ try:
     from tensorflow.python.eager import context as _context
     from tensorflow.python.eager import wrap_function as _wrap_function
     from tensorflow.python.framework import func_graph as _func_graph
+    from tensorflow.python.framework import tensor_shape as _tensor_shape
     from tensorflow.python.ops import resource_variable_ops as _resource_variable_ops
     from tensorflow.python.ops import summary_ops_v2 as _summary_ops_v2
     from tensorflow.python.summary import summary as _v1_summary
@@ -132,6 +134,11 @@ def _expectations() -> list[tuple[str, bool]]:
         ("LoggingTensorHook._log_at_end",
          "_log_at_end" in _sets(_V1.train.LoggingTensorHook.__init__)),
         ("FinalOpsHook._final_ops", "_final_ops" in _sets(_V1.train.FinalOpsHook.__init__)),
+        ("TensorShape._v2_behavior (a property read by __getitem__ / __iter__)",
+         isinstance(vars(_tensor_shape.TensorShape).get("_v2_behavior"), property)
+         and "_v2_behavior" in _sets(_tensor_shape.TensorShape.__getitem__)),
+        ("eager.context.default_execution_mode / GRAPH_MODE",
+         hasattr(_context, "default_execution_mode") and hasattr(_context, "GRAPH_MODE")),
     ]  # fmt: skip
 
 
@@ -167,6 +174,28 @@ def keras_optimizer_learning_rate(optimizer: keras.optimizers.Optimizer) -> Any:
 def eager_mode() -> contextlib.AbstractContextManager:
     """Eager execution inside, whatever the caller's mode (TF1 graph mode included)."""
     return _context.eager_mode()
+
+
+def eager_execution_disabled() -> bool:
+    """Whether `tf.compat.v1.disable_eager_execution()` (or `disable_v2_behavior()`) made
+    graph mode the process default (not merely a `with tf.Graph().as_default():` block)."""
+    return _context.default_execution_mode == _context.GRAPH_MODE
+
+
+def tensor_shapes_chosen_by_caller(wants_tf1: Callable[[Any], bool]) -> AttributePatch:
+    """Until `.undo()`: a `TensorShape` indexed, iterated or printed by code whose frame
+    `wants_tf1(frame)` gives TF1 dimensions (`shape[i]` a `tf.compat.v1.Dimension` with
+    `.value`, as `tf.compat.v1.disable_v2_tensorshape()` made them process-wide); everyone
+    else (TensorFlow, Keras, keras_estimator) keeps TF2's `int` / `None`."""
+    process_wide = _tensor_shape.TensorShape._v2_behavior  # a property
+
+    def v2_behavior(shape: Any) -> bool:
+        # Frame 0: this getter; 1: TensorShape.__getitem__ / __iter__ / __str__ / __repr__.
+        if wants_tf1(sys._getframe(2)):
+            return False
+        return process_wide.fget(shape)
+
+    return AttributePatch(_tensor_shape.TensorShape, "_v2_behavior", property(v2_behavior))
 
 
 def graph_pruner(graph: tf.Graph) -> Any:
