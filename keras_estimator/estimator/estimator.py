@@ -84,8 +84,9 @@ def _require_eager_execution() -> None:
 
 def _eagerly(method: Callable) -> Callable:
     """Runs an Estimator method eagerly, even when called in TF1 graph mode (inside
-    `tf.Graph().as_default()` or under `disable_eager_execution()`): tf.estimator built its
-    own graph there; keras_estimator's steps are compiled functions run eagerly."""
+    `tf.Graph().as_default()`, or after an `install()`-handled `disable_eager_execution()`):
+    tf.estimator built its own graph there; keras_estimator's steps are compiled functions
+    run eagerly. Eager execution switched off process-wide is refused at construction."""
 
     @functools.wraps(method)
     def eager_method(*args: Any, **kwargs: Any) -> Any:
