@@ -19,6 +19,7 @@ def test_the_notebooks_are_there():
     names = {os.path.basename(path) for path in NOTEBOOKS}
     assert {
         "quickstart.ipynb",
+        "migrating_a_tf1_script.ipynb",
         "canned_feature_columns_export_serving.ipynb",
         "bert_style_tpu_finetune.ipynb",
         "hooks_early_stopping_tensorboard.ipynb",
