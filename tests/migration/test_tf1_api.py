@@ -22,7 +22,9 @@ TF1_ON_TF2 = {
     "subclass": "import tensorflow as tf\nclass Opt(tf.train.Optimizer):\n    pass\n",
     "flags alias": "import tensorflow as tf\nflags = tf.flags\nFLAGS = flags.FLAGS\n",
     "contrib attribute": "import tensorflow as tf\nf = tf.contrib.data.parallel_interleave\n",
-    "contrib import": "import tensorflow.contrib.slim as slim\n",
+    "contrib chain with import": (
+        "import tensorflow as tf\nimport tensorflow.contrib.slim\ntf.contrib.slim.conv2d(x, 3)\n"
+    ),
     "in a function": "import tensorflow as tf\ndef f():\n    return tf.get_variable('w', [1])\n",
     "layers": "import tensorflow as tf\ny = tf.layers.dense(x, 3)\n",
     "placeholder": "import tensorflow as tf\nx = tf.placeholder(tf.float32)\n",
@@ -37,6 +39,10 @@ NOT_TF1_ON_TF2 = {
         "try:\n    import tensorflow.compat.v1 as tf\nexcept ImportError:\n"
         "    import tensorflow as tf\ntf.Session()\n"
     ),
+    # install() makes the module `tensorflow.contrib` importable; only the attribute
+    # `tf.contrib` of TF 2's `tensorflow` needs the TF1 mode.
+    "contrib import": "import tensorflow.contrib.slim as slim\nslim.conv2d(x, 3)\n",
+    "from contrib": "from tensorflow.contrib import tpu\ntpu.TPUEstimator\n",
     "compat chain": "import tensorflow as tf\ntf.compat.v1.Session()\n",
     "tf2 names": "import tensorflow as tf\nm = tf.keras.layers.Dense(3)\ntf.train.Checkpoint()\n",
     "estimator": "import tensorflow as tf\ne = tf.estimator.Estimator(fn)\n",
