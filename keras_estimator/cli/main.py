@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import argparse
 import logging
-import os
 import sys
+
+from keras_estimator.cli.quiet_tensorflow import import_tensorflow_quietly
 
 _RUN_USAGE = "usage: keras-estimator run SCRIPT.py [ARGS...] | run -m MODULE [ARGS...]\n"
 
@@ -72,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "check":
         return _check(args.paths, args.format, args.max_size)
 
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    import_tensorflow_quietly()  # TF_CPP_MIN_LOG_LEVEL=2 unless set; before TensorFlow loads
     logging.basicConfig(
         level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(message)s"
     )

@@ -200,7 +200,35 @@ def lookup(api: str) -> dict[str, Any] | None:
     matches = [e for e in patterns if fnmatch.fnmatchcase(api, e["api"])]
     if not matches:
         return None
-    return max(matches, key=lambda e: len(e["api"].replace("*", "")))
+    entry = max(matches, key=lambda e: len(e["api"].replace("*", "")))
+    if "members" in entry:  # `tf.layers.*`: exactly the names the port has
+        member = api[len(entry["api"]) - 1 :].split(".")[0]
+        if member not in entry["members"]:
+            return {"api": entry["api"], **entry["other_members"]}
+    if entry["api"] == "tf.estimator.*":
+        return _estimator_name_entry(api)
+    return entry
+
+
+@cache
+def _estimator_names() -> frozenset[str]:
+    import keras_estimator  # the public face: its names load lazily, no TensorFlow here
+
+    return frozenset(keras_estimator.__all__)
+
+
+def _estimator_name_entry(api: str) -> dict[str, Any]:
+    """`tf.estimator.X` without a row: what install()'s tf.estimator (keras_estimator) has."""
+    name = api.split(".")[2]
+    if name in _estimator_names():
+        return {"api": api, "status": "supported",
+                "note": f"install() provides it (keras_estimator.{name})"}  # fmt: skip
+    return {
+        "api": api,
+        "status": "unsupported",
+        "note": f"keras_estimator's tf.estimator has no {name}: an AttributeError",
+        "replacement": "see the README's list of the supported tf.estimator API",
+    }
 
 
 def _graph_block_nodes(nodes: list[ast.AST]) -> set[int]:
