@@ -82,7 +82,7 @@ def _own_verdict_text(report: FileReport) -> str:
         n = counts["unsupported"] + counts["error"]
         return (
             f"{report.path}: BLOCKED: {n} unsupported use{'s' * (n != 1)} (first: "
-            f"{_where(first)} {first.api}); it will fail where they run"
+            f"{_where(first)} {first.api}); fails when that code runs"
         )
     if verdict == "tf1_mode":
         names = sorted({_tf1_name(f.api) for f in report.findings if f.status == "tf1_mode"})
