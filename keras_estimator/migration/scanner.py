@@ -41,6 +41,13 @@ _GRAPH_MODE_APIS = (
 )
 _VERDICT_RANK = {"no_tensorflow": 0, "ok": 0, "skipped": 1, "caveats": 1, "tf1_mode": 2,
                  "blocked": 3, "unreadable": 4}  # fmt: skip
+_GRAPH_ONLY_APIS = ("tf.gradients", "tf.placeholder", "tf.sparse_placeholder",
+                    "tf.placeholder_with_default")  # fmt: skip
+TEST_SESSION_NOTE = (
+    "a TF1 test session: in TF 2 its block runs eagerly, where graph-only code (tf.gradients, "
+    "Tensor.name, placeholders) fails"
+)
+TEST_SESSION_FIX = "the test body in `with tf.Graph().as_default():`"
 _ROOTS = ("tensorflow", "tensorflow_estimator")
 _SHAPE_HOLDERS = ("shape", "dims")  # x.shape[i].value, x.shape.dims[i].value
 TF1_MODE_NOTE = "TF1-only name on `import tensorflow`: runs under `keras-estimator run` (TF1 mode)"
@@ -251,6 +258,26 @@ def _graph_block_nodes(nodes: list[ast.AST]) -> set[int]:
     return inside
 
 
+def _test_session_blocks(nodes: list[ast.AST], in_graph: set[int]) -> tuple[list[int], set[int]]:
+    """(lines of `with self.test_session():` outside graph blocks, ids of the nodes inside)."""
+    lines, inside = [], set()
+    for node in nodes:
+        if not isinstance(node, ast.With) or id(node) in in_graph:
+            continue
+        for item in node.items:
+            expr = item.context_expr
+            if (
+                isinstance(expr, ast.Call)
+                and isinstance(expr.func, ast.Attribute)
+                and expr.func.attr == "test_session"
+            ):
+                lines.append(node.lineno)
+                for statement in node.body:
+                    inside.update(id(n) for n in ast.walk(statement))
+                break
+    return lines, inside
+
+
 def _is_graph(node: ast.AST) -> bool:
     """`tf.Graph()`, `graph`, `self.graph`: what `.as_default()` is called on for a graph."""
     if isinstance(node, ast.Call):
@@ -325,12 +352,20 @@ def _finding_for(use: tf1_api.TensorFlowUse, api: str, in_graph: bool, report: F
 def _scan_tree(tree: ast.AST, nodes: list[ast.AST], report: FileReport, bindings: dict[str, str],
                cell: int | None) -> None:  # fmt: skip
     in_graph = _graph_block_nodes(nodes)
+    session_lines, in_session = _test_session_blocks(nodes, in_graph)
+    for line in session_lines:
+        report.findings.append(Finding(report.path, line, "TestCase.test_session", "caveat",
+                                       TEST_SESSION_NOTE, TEST_SESSION_FIX, cell))  # fmt: skip
     for use in tf1_api.tensorflow_uses(tree, bindings, _ROOTS, nodes):
         api = canonical(use.dotted)
         if api is None or api == "tf":
             continue
         report.references += 1
         finding = _finding_for(use, api, id(use.node) in in_graph, report, cell)
+        if id(use.node) in in_session and api in _GRAPH_ONLY_APIS:
+            finding = Finding(report.path, use.line, api, "unsupported",
+                              "graph-only, in a test session that runs eagerly in TF 2",
+                              TEST_SESSION_FIX, cell)  # fmt: skip
         if finding is not None:
             report.findings.append(finding)
     for line in _shape_value_lines(nodes):

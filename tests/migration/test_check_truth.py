@@ -218,3 +218,23 @@ def test_summary_line_and_json_schema(tmp_path):
     assert document["summary"]["verdicts"]["blocked"] == 1
     assert {f["status"] for f in document["findings"]} <= {
         "supported", "caveat", "tf1_mode", "unsupported", "error", "skipped"}  # fmt: skip
+
+
+def test_a_tf1_test_session_is_a_caveat_and_graph_only_calls_in_it_block(tmp_path):
+    source = (
+        "import tensorflow.compat.v1 as tf\n"
+        "class T(tf.test.TestCase):\n"
+        "    def test_eager(self):\n"
+        "        with self.test_session() as sess:\n"
+        "            g = tf.gradients(y, [x])\n"
+        "    def test_graph(self):\n"
+        "        with tf.Graph().as_default():\n"
+        "            with self.test_session() as sess:\n"
+        "                g = tf.gradients(y, [x])\n"
+    )
+    report = report_of(tmp_path, source, "model_test.py")
+    assert statuses(report) == [
+        (4, "TestCase.test_session", "caveat"),
+        (5, "tf.gradients", "unsupported"),  # RuntimeError in TF 2's eager test session
+    ]
+    assert "tf.Graph().as_default()" in report.findings[1].replacement
