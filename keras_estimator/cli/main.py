@@ -7,8 +7,6 @@ import argparse
 import logging
 import sys
 
-from keras_estimator.cli.quiet_tensorflow import import_tensorflow_quietly
-
 _RUN_USAGE = "usage: keras-estimator run SCRIPT.py [ARGS...] | run -m MODULE [ARGS...]\n"
 
 
@@ -72,6 +70,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command == "check":
         return _check(args.paths, args.format, args.max_size)
+
+    from keras_estimator.cli.quiet_tensorflow import import_tensorflow_quietly
 
     import_tensorflow_quietly()  # TF_CPP_MIN_LOG_LEVEL=2 unless set; before TensorFlow loads
     logging.basicConfig(
