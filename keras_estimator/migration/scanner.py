@@ -386,7 +386,8 @@ def _shape_value_finding(report: FileReport, nodes: list[ast.AST],
                        "`keras-estimator run` (TF1 mode)", fix, cell)  # fmt: skip
     return Finding(report.path, line, api, "unsupported",
                    "TF 2 shape dimensions are ints, also through tensorflow.compat.v1: "
-                   "AttributeError on .value", fix, cell)  # fmt: skip
+                   "AttributeError on .value",
+                   fix + "; or `keras-estimator run --tf1` (TF1 shapes)", cell)  # fmt: skip
 
 
 def _imports(bindings: dict[str, str]) -> dict[str, list[str]]:
