@@ -44,8 +44,8 @@ _VERDICT_RANK = {"no_tensorflow": 0, "ok": 0, "skipped": 1, "caveats": 1, "tf1_m
 _GRAPH_ONLY_APIS = ("tf.gradients", "tf.placeholder", "tf.sparse_placeholder",
                     "tf.placeholder_with_default")  # fmt: skip
 TEST_SESSION_NOTE = (
-    "a TF1 test session: in TF 2 its block runs eagerly, where graph-only code (tf.gradients, "
-    "Tensor.name, placeholders) fails"
+    "a TF1 test session: in TF 2 its block runs eagerly, where TF1 test code fails "
+    "(tf.gradients, Tensor.name, placeholders; 4 of 4 such tests in BERT and ALBERT)"
 )
 TEST_SESSION_FIX = "the test body in `with tf.Graph().as_default():`"
 _ROOTS = ("tensorflow", "tensorflow_estimator")
@@ -354,7 +354,7 @@ def _scan_tree(tree: ast.AST, nodes: list[ast.AST], report: FileReport, bindings
     in_graph = _graph_block_nodes(nodes)
     session_lines, in_session = _test_session_blocks(nodes, in_graph)
     for line in session_lines:
-        report.findings.append(Finding(report.path, line, "TestCase.test_session", "caveat",
+        report.findings.append(Finding(report.path, line, "TestCase.test_session", "unsupported",
                                        TEST_SESSION_NOTE, TEST_SESSION_FIX, cell))  # fmt: skip
     for use in tf1_api.tensorflow_uses(tree, bindings, _ROOTS, nodes):
         api = canonical(use.dotted)

@@ -220,7 +220,7 @@ def test_summary_line_and_json_schema(tmp_path):
         "supported", "caveat", "tf1_mode", "unsupported", "error", "skipped"}  # fmt: skip
 
 
-def test_a_tf1_test_session_is_a_caveat_and_graph_only_calls_in_it_block(tmp_path):
+def test_a_tf1_test_session_outside_a_graph_block_blocks(tmp_path):
     source = (
         "import tensorflow.compat.v1 as tf\n"
         "class T(tf.test.TestCase):\n"
@@ -234,7 +234,7 @@ def test_a_tf1_test_session_is_a_caveat_and_graph_only_calls_in_it_block(tmp_pat
     )
     report = report_of(tmp_path, source, "model_test.py")
     assert statuses(report) == [
-        (4, "TestCase.test_session", "caveat"),
+        (4, "TestCase.test_session", "unsupported"),  # TF 2 runs the block eagerly
         (5, "tf.gradients", "unsupported"),  # RuntimeError in TF 2's eager test session
     ]
     assert "tf.Graph().as_default()" in report.findings[1].replacement
