@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import logging
-import os
 import sys
 
 
@@ -17,16 +16,16 @@ def _run(argv: list[str]) -> int:
     return run_command(argv)
 
 
-def _check(paths: list[str], output_format: str) -> int:
-    from keras_estimator.migration import exit_status, format_json, format_text, scan_paths
+def _check(paths: list[str], output_format: str, max_size_mb: float) -> int:
+    from keras_estimator.migration import exit_status, format_json, format_text, scan
 
     try:
-        findings = scan_paths(paths)
+        reports = scan(paths, max_size=int(max_size_mb * 1_000_000))
     except FileNotFoundError as exc:
         sys.stderr.write(f"keras-estimator check: {exc}\n")
         return 2
-    sys.stdout.write((format_json if output_format == "json" else format_text)(findings) + "\n")
-    return exit_status(findings)
+    sys.stdout.write((format_json if output_format == "json" else format_text)(reports) + "\n")
+    return exit_status(reports)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -46,12 +45,26 @@ def main(argv: list[str] | None = None) -> int:
         "check", help="report which estimator / TF1 / tf.contrib APIs in PATHs are supported"
     )
     check.add_argument("paths", nargs="+", help="Python files, notebooks or directories")
-    check.add_argument("--format", choices=("text", "json"), default="text")
+    check.add_argument(
+        "--format",
+        choices=("text", "json"),
+        default="text",
+        help="text (default) or json (schema in the README)",
+    )
+    check.add_argument(
+        "--max-size",
+        type=float,
+        default=2.0,
+        metavar="MB",
+        help="skip Python files bigger than this, and notebooks with more code (default 2 MB)",
+    )
     args = parser.parse_args(argv)
     if args.command == "check":
-        return _check(args.paths, args.format)
+        return _check(args.paths, args.format, args.max_size)
 
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    from keras_estimator.cli.quiet_tensorflow import import_tensorflow_quietly
+
+    import_tensorflow_quietly()  # TF_CPP_MIN_LOG_LEVEL=2 unless set; before TensorFlow loads
     logging.basicConfig(
         level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(message)s"
     )

@@ -1,9 +1,14 @@
 """Static scan of Python files and notebooks for estimator / TF1 / tf.contrib API uses.
 
-Imports are followed (`import tensorflow.compat.v1 as tf`, `from tensorflow.contrib import
-tpu`, `import tensorflow_estimator`, ...) so that each attribute chain in the code gets a
-canonical name (`tf.estimator.DNNClassifier`, `tf.contrib.layers.layer_norm`), which is
-looked up in the support table (`support_table.json`). Nothing is imported or run.
+Per file, the imports say which TensorFlow API each name is (`import tensorflow.compat.v1
+as tf`: TF1's; `import tensorflow as tf`: TF 2's, where `tf.logging` or
+`tf.train.Optimizer` do not exist; see `tf1_api.py`). Each attribute chain gets a canonical
+name (`tf.estimator.DNNClassifier`, `tf.contrib.layers.layer_norm`) looked up in the support
+table (`support_table.json`: what `install()` and `keras-estimator run` provide). Also
+flagged: TF1-only names on a TF 2 import (they run only in `run`'s TF1 mode), `.value` of a
+TF 2 shape dimension; `tf.Session` / `tf.placeholder` inside `with tf.Graph().as_default():`
+are TensorFlow's own graph mode, which runs. Nothing is imported or run; a file that cannot
+be read is a finding of its own and the scan goes on.
 """
 
 from __future__ import annotations
@@ -12,15 +17,45 @@ import ast
 import fnmatch
 import json
 import os
-import tokenize
-from collections.abc import Iterator
-from dataclasses import asdict, dataclass
+from collections import Counter
+from dataclasses import asdict, dataclass, field
 from functools import cache
 from typing import Any
 
+from keras_estimator.migration import sources, tf1_api
 from keras_estimator.seam.legacy_paths import ESTIMATOR_MODULE_ROOTS
 
 TABLE_PATH = os.path.join(os.path.dirname(__file__), "support_table.json")
+
+# Finding statuses, from fine to blocking. `tf1_mode`: a TF1-only name on TF 2's `tensorflow`.
+STATUSES = ("supported", "caveat", "tf1_mode", "unsupported", "error", "skipped")
+_SEVERITY = {"supported": 0, "caveat": 1, "tf1_mode": 2, "unsupported": 3, "error": 4}
+# What TensorFlow itself runs in a `with tf.Graph().as_default():` block (TF1 serving).
+_GRAPH_MODE_APIS = (
+    "tf.Session",
+    "tf.InteractiveSession",
+    "tf.placeholder",
+    "tf.placeholder_with_default",
+    "tf.sparse_placeholder",
+    "tf.train.Saver",
+)
+_VERDICT_RANK = {"no_tensorflow": 0, "ok": 0, "skipped": 1, "caveats": 1, "tf1_mode": 2,
+                 "blocked": 3, "unreadable": 4}  # fmt: skip
+_GRAPH_ONLY_APIS = ("tf.gradients", "tf.placeholder", "tf.sparse_placeholder",
+                    "tf.placeholder_with_default")  # fmt: skip
+TEST_SESSION_NOTE = (
+    "a TF1 test session: in TF 2 its block runs eagerly, where TF1 test code fails "
+    "(tf.gradients, Tensor.name, placeholders; 4 of 4 such tests in BERT and ALBERT)"
+)
+TEST_SESSION_FIX = "the test body in `with tf.Graph().as_default():`"
+_ROOTS = ("tensorflow", "tensorflow_estimator")
+_SHAPE_HOLDERS = ("shape", "dims")  # x.shape[i].value, x.shape.dims[i].value
+TF1_MODE_NOTE = "TF1-only name on `import tensorflow`: runs under `keras-estimator run` (TF1 mode)"
+TF1_MODE_FIX = "import tensorflow.compat.v1 as tf"
+TF1_IN_NOTEBOOK_NOTE = (
+    "TF1-only name on `import tensorflow`: fails in a notebook (no `keras-estimator run` "
+    "TF1 mode there)"
+)
 
 
 @dataclass
@@ -30,19 +65,90 @@ class Finding:
     path: str
     line: int
     api: str
-    status: str  # supported | caveat | unsupported | error
+    status: str  # supported | caveat | tf1_mode | unsupported | error | skipped
     note: str = ""
     replacement: str = ""
-    cell: int | None = None  # notebook cell (1-based), with `line` inside the cell
+    cell: int | None = None  # notebook cell (1-based, every cell counted), `line` inside it
 
     def as_dict(self) -> dict[str, Any]:
         return {k: v for k, v in asdict(self).items() if v not in ("", None)}
+
+
+@dataclass
+class FileReport:
+    """What `check` found in one file, and its verdict.
+
+    `verdict`: `ok` (every use supported), `caveats`, `tf1_mode` (TF1-only names on TF 2's
+    `tensorflow`: runs under `keras-estimator run`, not with a plain `install()`), `blocked`
+    (an unsupported use), `unreadable`, `skipped`, `no_tensorflow` (nothing to check).
+    """
+
+    path: str
+    kind: str  # "python" | "notebook"
+    findings: list[Finding] = field(default_factory=list)
+    imports: dict[str, list[str]] = field(default_factory=dict)  # "v1"/"v2"/... -> local names
+    references: int = 0  # TensorFlow names referred to (attribute chains and imports)
+    reason: str = ""  # why unreadable / skipped
+    modules: list[tuple[int, str]] = field(default_factory=list)  # (level, module) imported
+    through: list[FileReport] = field(default_factory=list)  # scanned files it imports
+
+    @property
+    def own_verdict(self) -> str:
+        """The verdict on this file's own code."""
+        statuses = {f.status for f in self.findings}
+        for status, verdict in (("skipped", "skipped"), ("error", "unreadable"),
+                                ("unsupported", "blocked"), ("tf1_mode", "tf1_mode"),
+                                ("caveat", "caveats"), ("supported", "ok")):  # fmt: skip
+            if status in statuses:
+                return verdict
+        return "ok" if self.references else "no_tensorflow"
+
+    @property
+    def verdict(self) -> str:
+        """The own verdict, made worse by the scanned files it imports (transitively)."""
+        return max([self.own_verdict, *self.imported_verdicts().values()], key=_VERDICT_RANK.get)
+
+    def imported_verdicts(self) -> dict[str, str]:
+        """Path -> own verdict of the scanned files this one imports, transitively, that are
+        worse than this file's own (a blocked helper module blocks the script)."""
+        own = _VERDICT_RANK[self.own_verdict]
+        seen: dict[str, str] = {}
+        stack = list(self.through)
+        while stack:
+            report = stack.pop()
+            if report.path in seen or report is self:
+                continue
+            seen[report.path] = report.own_verdict
+            stack += report.through
+        return {p: v for p, v in seen.items() if _VERDICT_RANK[v] > max(own, 1)}
+
+    def as_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"path": self.path, "kind": self.kind, "verdict": self.verdict}
+        data["own_verdict"] = self.own_verdict
+        data["imported_verdicts"] = self.imported_verdicts()
+        if self.reason:
+            data["reason"] = self.reason
+        data["tensorflow_imports"] = self.imports
+        data["references"] = self.references
+        data["counts"] = dict(Counter(f.status for f in self.findings))
+        return data
 
 
 @cache
 def support_table() -> list[dict[str, Any]]:
     with open(TABLE_PATH, encoding="utf-8") as f:
         return json.load(f)["entries"]
+
+
+@cache
+def _table_index() -> tuple[dict[str, dict[str, Any]], set[str], list[dict[str, Any]]]:
+    """(exact entries, the exact entries that have member entries, the pattern entries)."""
+    table = support_table()
+    exact = {e["api"]: e for e in table if "*" not in e["api"]}
+    patterns = [e for e in table if "*" in e["api"]]
+    prefixes = {e["api"].rsplit(".", 1)[0] for e in table}
+    parents = {api for api in exact if any(p == api or p.startswith(api + ".") for p in prefixes)}
+    return exact, parents, patterns
 
 
 def _legacy_module_names() -> set[str]:
@@ -73,164 +179,361 @@ def canonical(dotted: str) -> str | None:
         return "tensorflow_estimator"
     if dotted.startswith("tensorflow_estimator.estimator"):
         return "tf.estimator" + dotted[len("tensorflow_estimator.estimator") :]
-    for prefix in ("tensorflow.compat.v1", "tensorflow.compat.v2", "tensorflow"):
-        if dotted == prefix:
-            return "tf"
-        if dotted.startswith(prefix + "."):
-            return "tf." + dotted[len(prefix) + 1 :]
-    return None
+    split = tf1_api.split_namespace(dotted)
+    if split is None:
+        return None
+    namespace, path = split
+    if not namespace:
+        return "tensorflow." + path  # tensorflow.python.* (internals), tensorflow.compat
+    return "tf." + path if path else "tf"
 
 
 def lookup(api: str) -> dict[str, Any] | None:
-    """The most specific support-table entry for `api`, or None when none applies."""
-    table = support_table()
-    exact = {entry["api"]: entry for entry in table if "*" not in entry["api"]}
-    parts = api.split(".")
-    for end in range(len(parts), 1, -1):  # tf.estimator.ModeKeys.TRAIN -> ...ModeKeys
-        entry = exact.get(".".join(parts[:end]))
-        if entry is not None:
-            return entry
+    """The most specific support-table entry for `api`, or None when none applies.
+
+    An exact entry wins; then the longest exact prefix that names a thing, not a module with
+    entries of its own (`tf.estimator.ModeKeys.TRAIN` -> `tf.estimator.ModeKeys`, but
+    `tf.contrib.data.parallel_interleave` is not `tf.contrib.data`); then the most specific
+    pattern (`tf.contrib.data.*`).
+    """
+    exact, parents, patterns = _table_index()
     if api in exact:
         return exact[api]
-    matches = [e for e in table if "*" in e["api"] and fnmatch.fnmatchcase(api, e["api"])]
+    parts = api.split(".")
+    for end in range(len(parts) - 1, 1, -1):
+        prefix = ".".join(parts[:end])
+        if prefix in exact and prefix not in parents:
+            return exact[prefix]
+    matches = [e for e in patterns if fnmatch.fnmatchcase(api, e["api"])]
     if not matches:
         return None
-    return max(matches, key=lambda e: len(e["api"].replace("*", "")))
+    entry = max(matches, key=lambda e: len(e["api"].replace("*", "")))
+    if "members" in entry:  # `tf.layers.*`: exactly the names the port has
+        member = api[len(entry["api"]) - 1 :].split(".")[0]
+        if member not in entry["members"]:
+            return {"api": entry["api"], **entry["other_members"]}
+    if entry["api"] == "tf.estimator.*":
+        return _estimator_name_entry(api)
+    return entry
 
 
-class _Visitor(ast.NodeVisitor):
-    def __init__(self) -> None:
-        self.aliases: dict[str, str] = {}  # local name -> dotted module/object path
-        self.uses: list[tuple[int, str]] = []
+@cache
+def _estimator_names() -> frozenset[str]:
+    import keras_estimator  # the public face: its names load lazily, no TensorFlow here
 
-    # -- imports ---------------------------------------------------------------
-    def visit_Import(self, node: ast.Import) -> None:  # noqa: N802
-        for alias in node.names:
-            if alias.asname:
-                self.aliases[alias.asname] = alias.name
-            else:
-                top = alias.name.split(".")[0]
-                self.aliases[top] = top
-            self._report_import(node.lineno, alias.name)
-
-    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:  # noqa: N802
-        if not node.module or node.level:
-            return
-        for alias in node.names:
-            dotted = f"{node.module}.{alias.name}"
-            self.aliases[alias.asname or alias.name] = dotted
-            self._report_import(node.lineno, dotted)
-
-    def _report_import(self, line: int, dotted: str) -> None:
-        name = canonical(dotted)
-        if name is None:
-            return
-        if name == "tensorflow_estimator" or name.startswith(("tf.estimator.", "tf.contrib")):
-            self.uses.append((line, name))
-
-    # -- uses ------------------------------------------------------------------
-    def visit_Attribute(self, node: ast.Attribute) -> None:  # noqa: N802
-        chain = []
-        current: ast.AST = node
-        while isinstance(current, ast.Attribute):
-            chain.append(current.attr)
-            current = current.value
-        if isinstance(current, ast.Name) and current.id in self.aliases:
-            dotted = ".".join([self.aliases[current.id], *reversed(chain)])
-            name = canonical(dotted)
-            if name is not None and name != "tf":
-                self.uses.append((node.lineno, name))
-            return  # the chain is reported once, as a whole
-        self.generic_visit(node)
+    return frozenset(keras_estimator.__all__)
 
 
-def _notebook_cells(path: str) -> list[tuple[int, str]]:
-    """(cell number, source) of the code cells; magics and shell escapes blanked."""
-    with open(path, encoding="utf-8") as f:
-        notebook = json.load(f)
-    cells = []
-    for index, cell in enumerate(notebook.get("cells", []), start=1):
-        if cell.get("cell_type") != "code":
+def _estimator_name_entry(api: str) -> dict[str, Any]:
+    """`tf.estimator.X` without a row: what install()'s tf.estimator (keras_estimator) has."""
+    name = api.split(".")[2]
+    if name in _estimator_names():
+        return {"api": api, "status": "supported",
+                "note": f"install() provides it (keras_estimator.{name})"}  # fmt: skip
+    return {
+        "api": api,
+        "status": "unsupported",
+        "note": f"keras_estimator's tf.estimator has no {name}: an AttributeError",
+        "replacement": "see the README's list of the supported tf.estimator API",
+    }
+
+
+def _graph_block_nodes(nodes: list[ast.AST]) -> set[int]:
+    """Ids of the nodes inside `with <graph>.as_default():` blocks."""
+    inside: set[int] = set()
+    for node in nodes:
+        if not isinstance(node, ast.With | ast.AsyncWith) or id(node) in inside:
             continue
-        source = cell.get("source", "")
-        text = "".join(source) if isinstance(source, list) else source
-        if text.lstrip().startswith("%%"):  # a cell magic: the whole cell is not Python
-            text = "\n" * text.count("\n")
-        lines = ["" if ln.lstrip().startswith(("%", "!")) else ln for ln in text.split("\n")]
-        cells.append((index, "\n".join(lines)))
-    return cells
+        for item in node.items:
+            expr = item.context_expr
+            if (
+                isinstance(expr, ast.Call)
+                and isinstance(expr.func, ast.Attribute)
+                and expr.func.attr == "as_default"
+                and _is_graph(expr.func.value)
+            ):
+                for statement in node.body:
+                    inside.update(id(n) for n in ast.walk(statement))
+                break
+    return inside
 
 
-def _scan_notebook(path: str) -> list[Finding]:
-    cells = _notebook_cells(path)
-    program, origin = [], []
-    for index, source in cells:
-        for number, line in enumerate(source.split("\n"), start=1):
-            program.append(line)
-            origin.append((index, number))
-    findings = scan_source("\n".join(program), path)
-    if any(f.status == "error" for f in findings):
-        # One cell that does not parse: scan the cells one by one (the imports of earlier
-        # cells still apply, as they share the kernel's namespace).
-        findings, prelude = [], ""
-        for index, source in cells:
-            for finding in scan_source(prelude + source, path, index):
-                finding.line -= prelude.count("\n")
-                findings.append(finding)
-            if not any(f.status == "error" for f in scan_source(source, path)):
-                prelude += source + "\n"
-        return findings
-    for finding in findings:
-        finding.cell, finding.line = origin[max(finding.line - 1, 0)] if origin else (1, 1)
-    return findings
+def _test_session_blocks(nodes: list[ast.AST], in_graph: set[int]) -> tuple[list[int], set[int]]:
+    """(lines of `with self.test_session():` outside graph blocks, ids of the nodes inside)."""
+    lines, inside = [], set()
+    for node in nodes:
+        if not isinstance(node, ast.With) or id(node) in in_graph:
+            continue
+        for item in node.items:
+            expr = item.context_expr
+            if (
+                isinstance(expr, ast.Call)
+                and isinstance(expr.func, ast.Attribute)
+                and expr.func.attr == "test_session"
+            ):
+                lines.append(node.lineno)
+                for statement in node.body:
+                    inside.update(id(n) for n in ast.walk(statement))
+                break
+    return lines, inside
+
+
+def _is_graph(node: ast.AST) -> bool:
+    """`tf.Graph()`, `graph`, `self.graph`: what `.as_default()` is called on for a graph."""
+    if isinstance(node, ast.Call):
+        func = node.func
+        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+        return name == "Graph"
+    name = node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", "")
+    return "graph" in name.lower() or name == "g"
+
+
+def _shape_value_lines(nodes: list[ast.AST]) -> list[int]:
+    """Lines of `x.shape[i].value`, `x.get_shape()[i].value`, `x.shape.dims[i].value`."""
+    lines = []
+    for node in nodes:
+        if not (isinstance(node, ast.Attribute) and node.attr == "value"):
+            continue
+        target = node.value
+        if not isinstance(target, ast.Subscript):
+            continue
+        holder = target.value
+        if isinstance(holder, ast.Attribute) and holder.attr in _SHAPE_HOLDERS:
+            lines.append(node.lineno)
+        elif (
+            isinstance(holder, ast.Call)
+            and isinstance(holder.func, ast.Attribute)
+            and holder.func.attr == "get_shape"
+        ):
+            lines.append(node.lineno)
+    return lines
+
+
+def _calls_any(nodes: list[ast.AST], names: tuple[str, ...]) -> bool:
+    for node in nodes:
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            if name in names:
+                return True
+    return False
+
+
+def _finding_for(use: tf1_api.TensorFlowUse, api: str, in_graph: bool, report: FileReport,
+                 cell: int | None) -> Finding | None:  # fmt: skip
+    entry = lookup(api)
+    status, note, replacement = None, "", ""
+    if entry is not None:
+        status, note = entry["status"], entry.get("note", "")
+        replacement = entry.get("replacement", "")
+        if in_graph and any(api == g or api.startswith(g + ".") for g in _GRAPH_MODE_APIS):
+            status, replacement = "supported", ""
+            note = "inside `with tf.Graph().as_default():`: TensorFlow's own TF1 graph mode"
+    elif api.startswith("tensorflow.python."):
+        status = "caveat"
+        note = "a TensorFlow internal module, not a public API: it may have moved or gone"
+    if use.tf1_only:
+        if use.namespace == "compat.v2":
+            status = "unsupported"
+            note = f"tf.{use.tf1_only} is TF1-only: not in tensorflow.compat.v2, in any mode"
+            replacement = "tensorflow.compat.v1, or the TF 2 equivalent"
+        elif report.kind == "notebook":
+            status, replacement = "unsupported", TF1_MODE_FIX
+            note = TF1_IN_NOTEBOOK_NOTE
+        elif status is None or _SEVERITY[status] < _SEVERITY["unsupported"]:
+            note = TF1_MODE_NOTE + (f"; {note}" if note and status != "supported" else "")
+            status, replacement = "tf1_mode", ""
+    if status is None:
+        return None
+    line = use.line
+    return Finding(report.path, line, api, status, note, replacement, cell)
+
+
+def _scan_tree(tree: ast.AST, nodes: list[ast.AST], report: FileReport, bindings: dict[str, str],
+               cell: int | None) -> None:  # fmt: skip
+    in_graph = _graph_block_nodes(nodes)
+    session_lines, in_session = _test_session_blocks(nodes, in_graph)
+    for line in session_lines:
+        report.findings.append(Finding(report.path, line, "TestCase.test_session", "unsupported",
+                                       TEST_SESSION_NOTE, TEST_SESSION_FIX, cell))  # fmt: skip
+    for use in tf1_api.tensorflow_uses(tree, bindings, _ROOTS, nodes):
+        api = canonical(use.dotted)
+        if api is None or api == "tf":
+            continue
+        report.references += 1
+        finding = _finding_for(use, api, id(use.node) in in_graph, report, cell)
+        if id(use.node) in in_session and api in _GRAPH_ONLY_APIS:
+            finding = Finding(report.path, use.line, api, "unsupported",
+                              "graph-only, in a test session that runs eagerly in TF 2",
+                              TEST_SESSION_FIX, cell)  # fmt: skip
+        if finding is not None:
+            report.findings.append(finding)
+    for line in _shape_value_lines(nodes):
+        report.findings.append(_shape_value_finding(report, nodes, line, cell))
+    report.findings.sort(key=lambda f: (f.cell or 0, f.line))
+
+
+def _shape_value_finding(report: FileReport, nodes: list[ast.AST],
+                         line: int, cell: int | None) -> Finding:  # fmt: skip
+    api = "TensorShape[i].value"
+    fix = "tf.compat.dimension_value(x.shape[i]), or x.shape[i] (an int or None in TF 2)"
+    if _calls_any(nodes, ("disable_v2_tensorshape", "disable_v2_behavior")):
+        return Finding(report.path, line, api, "supported", "TF1 shapes: the file turns them on",
+                       cell=cell)  # fmt: skip
+    if "v2" in report.imports and "v1" not in report.imports and report.kind == "python":
+        return Finding(report.path, line, api, "tf1_mode",
+                       "TF 2 shape dimensions are ints (AttributeError on .value); fine under "
+                       "`keras-estimator run` (TF1 mode)", fix, cell)  # fmt: skip
+    return Finding(report.path, line, api, "unsupported",
+                   "TF 2 shape dimensions are ints, also through tensorflow.compat.v1: "
+                   "AttributeError on .value",
+                   fix + "; or `keras-estimator run --tf1` (TF1 shapes)", cell)  # fmt: skip
+
+
+def _imports(bindings: dict[str, str]) -> dict[str, list[str]]:
+    found: dict[str, list[str]] = {}
+    for name, dotted in sorted(bindings.items()):
+        split = tf1_api.split_namespace(dotted)
+        if split is not None and split[0] and not split[1]:  # bound to a namespace itself
+            found.setdefault(split[0], []).append(name)
+    return found
+
+
+def _parse(text: str, path: str, report: FileReport, cell: int | None,
+           notebook: bool) -> ast.AST | None:  # fmt: skip
+    try:
+        if notebook:  # IPython runs top-level `await`
+            flags = ast.PyCF_ONLY_AST | getattr(ast, "PyCF_ALLOW_TOP_LEVEL_AWAIT", 0)
+            try:
+                return compile(text, path, "exec", flags=flags, dont_inherit=True)
+            except (RecursionError, MemoryError, OverflowError):
+                return tf1_api.parse(text, path)  # the same limits, said the same way
+        return tf1_api.parse(text, path)
+    except SyntaxError as exc:
+        note = f"could not parse: {exc.msg}"
+        report.findings.append(Finding(path, max(exc.lineno or 1, 1), "<syntax>", "error",
+                                       note=note, cell=cell))  # fmt: skip
+    except ValueError as exc:
+        report.findings.append(Finding(path, 1, "<syntax>", "error",
+                                       note=f"could not parse: {exc}", cell=cell))  # fmt: skip
+    return None
 
 
 def scan_source(source: str, path: str, cell: int | None = None) -> list[Finding]:
+    """The findings for Python `source` (as if read from `path`)."""
+    return _scan_parts(path, "python", [(cell, source)]).findings
+
+
+def _scan_parts(path: str, kind: str, parts: list[tuple[int | None, str]]) -> FileReport:
+    """One file's report from its Python parts (one for a .py file, a notebook's code cells).
+
+    A notebook's cells share one namespace: the imports of every cell apply to all.
+    """
+    report = FileReport(path, kind)
+    trees = []
+    for cell, text in parts:
+        tree = _parse(text, path, report, cell, kind == "notebook")
+        if tree is not None:
+            trees.append((cell, tree, list(ast.walk(tree))))
+    bindings: dict[str, str] = {}
+    for _, tree, nodes in trees:
+        for name, dotted in tf1_api.import_bindings(tree, nodes).items():
+            current = bindings.get(name)
+            if current is None or dotted.startswith(tf1_api.V1_ROOT):
+                bindings[name] = dotted
+    report.imports = _imports(bindings)
+    for cell, tree, nodes in trees:
+        _scan_tree(tree, nodes, report, bindings, cell)
+        report.modules += _imported_modules(nodes)
+    return report
+
+
+def _imported_modules(nodes: list[ast.AST]) -> list[tuple[int, str]]:
+    """(level, dotted) of each import: `from . import x` -> (1, "x"), `import a.b` -> (0, "a.b")."""
+    found = []
+    for node in nodes:
+        if isinstance(node, ast.Import):
+            found += [(0, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            found.append((node.level, base))
+            found += [(node.level, f"{base}.{a.name}".strip(".")) for a in node.names]
+    return [(level, name) for level, name in found if name or level]
+
+
+def _link_local_imports(reports: list[FileReport]) -> None:
+    """Each report's `through`: the scanned files its imports load (as `python script.py`
+    would find them: beside the file, or in a package above it)."""
+    by_path = {os.path.abspath(r.path): r for r in reports}
+    for report in reports:
+        here = os.path.dirname(os.path.abspath(report.path))
+        found = []
+        for level, module in report.modules:
+            if level:
+                bases = [here]
+                for _ in range(level - 1):
+                    bases = [os.path.dirname(bases[0])]
+            else:
+                bases, base = [here], here
+                for _ in range(3):  # `from albert import modeling` run from inside albert/
+                    base = os.path.dirname(base)
+                    bases.append(base)
+            relative = module.replace(".", os.sep)
+            for base in bases:
+                for candidate in (f"{relative}.py", os.path.join(relative, "__init__.py")):
+                    target = by_path.get(os.path.join(base, candidate))
+                    if target is not None and target is not report and target not in found:
+                        found.append(target)
+        report.through = found
+
+
+def scan_file(path: str, max_size: int = sources.MAX_SOURCE_BYTES) -> FileReport:
+    """The report for one file; never raises for what is in the file (it says so instead)."""
+    kind = "notebook" if path.endswith(".ipynb") else "python"
     try:
-        tree = ast.parse(source, filename=path)
-    except SyntaxError as exc:
-        return [Finding(path, exc.lineno or 0, "<syntax>", "error",
-                        note=f"could not parse: {exc.msg}", cell=cell)]  # fmt: skip
-    visitor = _Visitor()
-    visitor.visit(tree)
-    findings = []
-    for line, api in visitor.uses:
-        entry = lookup(api)
-        if entry is None:
-            continue  # a TensorFlow API outside the estimator / TF1 training surface
-        findings.append(Finding(path, line, api, entry["status"], entry.get("note", ""),
-                                entry.get("replacement", ""), cell))  # fmt: skip
-    return findings
-
-
-def _files(paths: list[str]) -> Iterator[str]:
-    for path in paths:
-        if os.path.isdir(path):
-            for root, dirs, names in os.walk(path):
-                dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "__pycache__")
-                for name in sorted(names):
-                    if name.endswith((".py", ".ipynb")):
-                        yield os.path.join(root, name)
+        limit = max_size * (sources.NOTEBOOK_SIZE_FACTOR if kind == "notebook" else 1)
+        data = sources.read_bytes(path, limit)
+        if kind == "notebook":
+            parts = [(c.number, c.text) for c in sources.notebook_cells(data, max_size)]
         else:
-            yield path
+            parts = [(None, sources.decode_python(data))]
+        return _scan_parts(path, kind, parts)
+    except FileNotFoundError:
+        raise
+    except sources.SkippedFile as exc:
+        status, api, reason = "skipped", "<skipped>", str(exc)
+    except sources.UnreadableFile as exc:
+        status, api, reason = "error", "<unreadable>", str(exc)
+    except (OSError, RecursionError, MemoryError, ValueError, LookupError) as exc:
+        status, api, reason = "error", "<unreadable>", f"{type(exc).__name__}: {exc}"
+    report = FileReport(path, kind, reason=reason)
+    report.findings.append(Finding(path, 0, api, status, note=reason))
+    return report
 
 
-def scan_paths(paths: list[str]) -> list[Finding]:
-    """Findings for every .py / .ipynb file in `paths` (files or directories)."""
-    findings: list[Finding] = []
-    for path in _files(paths):
-        if not os.path.exists(path):
+def scan(paths: list[str], max_size: int = sources.MAX_SOURCE_BYTES) -> list[FileReport]:
+    """A report for every .py / .ipynb file in `paths` (files or directories).
+
+    Raises FileNotFoundError (before scanning) when a path does not exist.
+    """
+    for path in paths:
+        if not os.path.lexists(path):
             raise FileNotFoundError(
                 "No such file or directory. Fix: pass existing .py / .ipynb files or "
                 f"directories to scan. Received: path={path!r}"
             )
+    reports = []
+    for path in sources.find_files(paths):
         try:
-            if path.endswith(".ipynb"):
-                findings += _scan_notebook(path)
-            else:
-                with tokenize.open(path) as f:  # honours a `# -*- coding: ... -*-` line
-                    findings += scan_source(f.read(), path)
-        except (UnicodeDecodeError, SyntaxError, ValueError, KeyError, TypeError) as exc:
-            note = f"could not read: {type(exc).__name__}: {exc}"
-            findings.append(Finding(path, 0, "<unreadable>", "error", note=note))
-    return findings
+            reports.append(scan_file(path, max_size))
+        except FileNotFoundError:  # gone since listed (a dangling link)
+            report = FileReport(path, "python", reason="not found (a dangling link?)")
+            report.findings.append(Finding(path, 0, "<skipped>", "skipped", note=report.reason))
+            reports.append(report)
+    _link_local_imports(reports)
+    return reports
+
+
+def scan_paths(paths: list[str], max_size: int = sources.MAX_SOURCE_BYTES) -> list[Finding]:
+    """Findings for every .py / .ipynb file in `paths` (files or directories)."""
+    return [finding for report in scan(paths, max_size) for finding in report.findings]

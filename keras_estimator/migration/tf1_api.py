@@ -88,7 +88,7 @@ def split_namespace(dotted: str) -> tuple[str, str] | None:
         return "v2", ""
     if dotted.startswith("tensorflow."):
         rest = dotted[len("tensorflow.") :]
-        if rest == "compat" or rest.startswith(("compat.", "python.", "python")):
+        if rest in ("compat", "python") or rest.startswith(("compat.", "python.")):
             return "", rest  # tensorflow.compat (the package) / TensorFlow's internals
         return "v2", rest
     return None
@@ -124,11 +124,11 @@ def _chain(node: ast.Attribute) -> tuple[ast.AST, list[str], list[ast.Attribute]
     return current, names, inner
 
 
-def import_bindings(tree: ast.AST) -> dict[str, str]:
+def import_bindings(tree: ast.AST, nodes: list[ast.AST] | None = None) -> dict[str, str]:
     """Local name -> the dotted path it is bound to by imports (and `tf = tf.compat.v1`).
 
     A name bound to `tensorflow.compat.v1` anywhere in the file keeps that binding; other
-    names keep their first binding.
+    names keep their first binding. `nodes`: `list(ast.walk(tree))`, when already made.
     """
     bindings: dict[str, list[str]] = {}
 
@@ -140,7 +140,7 @@ def import_bindings(tree: ast.AST) -> dict[str, str]:
         return True
 
     assignments = []
-    for node in ast.walk(tree):
+    for node in ast.walk(tree) if nodes is None else nodes:
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.asname:
@@ -189,42 +189,57 @@ def _resolve(node: ast.AST, bindings: dict[str, str]) -> str | None:
     return None
 
 
-def _use(node: ast.AST, dotted: str) -> TensorFlowUse | None:
+def _use(node: ast.AST, dotted: str, imported: str, roots: tuple[str, ...]) -> TensorFlowUse | None:
+    """The use of `dotted`, reached through the import of `imported`."""
     split = split_namespace(dotted)
     if split is None:
-        return None
+        if dotted.split(".")[0] not in roots:
+            return None
+        split = ("", dotted)
     namespace, path = split
     tf1_only = tf1_only_prefix(path) if namespace in ("v2", "compat.v2") else None
+    if tf1_only == "contrib" and imported.startswith("tensorflow.contrib"):
+        tf1_only = None  # `import tensorflow.contrib.x`: install() provides the module itself
     line, col = getattr(node, "lineno", 0), getattr(node, "col_offset", 0)
     return TensorFlowUse(line, col, dotted, namespace, path, tf1_only, node)
 
 
-def tensorflow_uses(tree: ast.AST, bindings: dict[str, str] | None = None) -> list[TensorFlowUse]:
+def tensorflow_uses(
+    tree: ast.AST,
+    bindings: dict[str, str] | None = None,
+    roots: tuple[str, ...] = ("tensorflow",),
+    nodes: list[ast.AST] | None = None,
+) -> list[TensorFlowUse]:
     """Every TensorFlow name the file refers to, in source order.
 
     An attribute chain (`tf.train.AdamOptimizer`) is one use, as a whole; `from tensorflow
-    import logging` is a use of `logging` at the import. Walks the tree without recursion.
+    import logging` is a use of `logging` at the import. Names below other top-level
+    packages in `roots` (`tensorflow_estimator`) are uses with namespace `""`. Walks the
+    tree without recursion (or goes through `nodes`, `list(ast.walk(tree))`, when given).
     """
-    bindings = import_bindings(tree) if bindings is None else bindings
+    nodes = list(ast.walk(tree)) if nodes is None else nodes
+    bindings = import_bindings(tree, nodes) if bindings is None else bindings
     uses: list[TensorFlowUse] = []
     inner: set[int] = set()
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.ImportFrom) and node.module and not node.level:
             for alias in node.names:
                 if alias.name != "*":
-                    use = _use(node, f"{node.module}.{alias.name}")
+                    dotted = f"{node.module}.{alias.name}"
+                    use = _use(node, dotted, dotted, roots)
                     if use is not None and use.path:
                         uses.append(use)
         elif isinstance(node, ast.Import):
             for alias in node.names:
-                use = _use(node, alias.name)
+                use = _use(node, alias.name, alias.name, roots)
                 if use is not None and use.path:
                     uses.append(use)
         elif isinstance(node, ast.Attribute) and id(node) not in inner:
             root, names, inner_nodes = _chain(node)
             inner.update(id(n) for n in inner_nodes)
             if isinstance(root, ast.Name) and root.id in bindings:
-                use = _use(node, ".".join([bindings[root.id], *names]))
+                imported = bindings[root.id]
+                use = _use(node, ".".join([imported, *names]), imported, roots)
                 if use is not None:
                     uses.append(use)
     uses.sort(key=lambda u: (u.line, u.col))
