@@ -132,6 +132,9 @@ def run_command(argv: list[str]) -> int:
         tf1 = evidence is not None
         reason = evidence or "no TF1-only name used through `import tensorflow`"
 
+    from keras_estimator.cli.quiet_tensorflow import import_tensorflow_quietly
+
+    import_tensorflow_quietly()  # TensorFlow's load-time C++ lines, below the level, dropped
     from keras_estimator.dropin.script_runner import run_module, run_script
 
     if module:
