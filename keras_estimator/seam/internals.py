@@ -43,6 +43,7 @@ try:
     from tensorflow.python.ops import resource_variable_ops as _resource_variable_ops
     from tensorflow.python.ops import summary_ops_v2 as _summary_ops_v2
     from tensorflow.python.summary import summary as _v1_summary
+    from tensorflow.python.trackable import resource as _trackable_resource
     from tensorflow.python.training import checkpoint_utils as _checkpoint_utils
 except ImportError as exc:  # pragma: no cover - only on an unsupported TF / Keras
     raise ImportError(
@@ -132,6 +133,9 @@ def _expectations() -> list[tuple[str, bool]]:
         ("LoggingTensorHook._log_at_end",
          "_log_at_end" in _sets(_V1.train.LoggingTensorHook.__init__)),
         ("FinalOpsHook._final_ops", "_final_ops" in _sets(_V1.train.FinalOpsHook.__init__)),
+        ("trackable.resource.ResourceTracker / resource_tracker_scope",
+         callable(getattr(_trackable_resource, "resource_tracker_scope", None))
+         and hasattr(getattr(_trackable_resource, "ResourceTracker", None), "resources")),
     ]  # fmt: skip
 
 
@@ -362,6 +366,20 @@ def final_ops(hook: Any) -> Any:
 
 
 # -- SavedModel ----------------------------------------------------------------------------
+@contextlib.contextmanager
+def resources_created() -> Iterator[list]:
+    """The TrackableResources (lookup tables and the like) made inside, in order.
+
+    A table made while a tf.function is traced lives outside the trace (TensorFlow lifts
+    it); a SavedModel of a function using it must track the table object itself.
+    """
+    tracker = _trackable_resource.ResourceTracker()
+    created: list = []
+    with _trackable_resource.resource_tracker_scope(tracker):
+        yield created
+    created.extend(tracker.resources)
+
+
 def saved_model_fingerprint(path: str) -> bytes | None:
     """The fingerprint.pb content for the SavedModel at `path` (None on a TF without)."""
     try:
