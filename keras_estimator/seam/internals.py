@@ -365,6 +365,14 @@ def final_ops(hook: Any) -> Any:
     return hook._final_ops if isinstance(hook, _V1.train.FinalOpsHook) else None
 
 
+# -- feature columns -----------------------------------------------------------------------
+def feature_column_parse_spec(column: Any) -> dict:
+    """One column's parse spec: `parse_example_spec` (v2), `_parse_example_spec` (a TF1
+    `_FeatureColumn`, where that was its public name)."""
+    spec = getattr(column, "parse_example_spec", None)
+    return column._parse_example_spec if spec is None else spec
+
+
 # -- SavedModel ----------------------------------------------------------------------------
 @contextlib.contextmanager
 def resources_created() -> Iterator[list]:
