@@ -68,6 +68,7 @@ _MODULES: dict[str, Any] = {
     "tpu.tpu_estimator": "keras_estimator.tpu",
     "tpu.tpu_config": "keras_estimator.tpu.tpu_config",
     "warm_starting_util": "keras_estimator.checkpoint.warm_start",
+    "keras_lib": "keras_estimator.keras_bridge.model_to_estimator",
     "api": None,
     "api._v1": None,
     "api._v1.estimator": "keras_estimator",

@@ -8,7 +8,7 @@ import tensorflow.compat.v1 as tf
 from helpers import make_estimator
 
 import keras_estimator as estimator
-from keras_estimator import DenseFeatures
+from keras_estimator import DenseFeatures, export
 
 fc = tf2.feature_column
 EMBEDDING = np.arange(30, dtype=np.float32).reshape(10, 3) / 10.0
@@ -141,7 +141,19 @@ def test_inside_a_model_fn_its_embedding_trains_and_is_checkpointed(tmp_path):
     assert not np.allclose(trained, EMBEDDING)
     loss = est.evaluate(lambda: _dataset(), steps=2)["loss"]
     assert np.isfinite(loss)
-    assert len(list(est.predict(lambda: tf2.data.Dataset.from_tensors(FEATURES)))) == 4
+    predictions = list(est.predict(lambda: tf2.data.Dataset.from_tensors(FEATURES)))
+    assert len(predictions) == 4
+    specs = {k: tf2.TensorSpec((None, *v.shape[1:]), tf2.as_dtype(v.dtype) if v.dtype.kind != "U"
+                               else tf2.string) for k, v in FEATURES.items()}  # fmt: skip
+    path = est.export_saved_model(
+        str(tmp_path / "export"), export.build_raw_serving_input_receiver_fn(specs)
+    ).decode()  # its vocabulary table travels with it
+    served = tf2.saved_model.load(path).signatures["serving_default"](
+        **{k: tf2.constant(v) for k, v in FEATURES.items()}
+    )
+    np.testing.assert_allclose(
+        served["y"].numpy(), np.stack([p["y"] for p in predictions]), rtol=1e-5
+    )
 
 
 def test_tf_keras_layers_dense_features_after_install():

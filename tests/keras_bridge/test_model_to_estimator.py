@@ -171,6 +171,10 @@ def test_keras_model_path_and_tf_keras_after_install(tmp_path):
     try:
         converted = tf.keras.estimator.model_to_estimator(model, model_dir=str(tmp_path / "b"))
         assert isinstance(converted, estimator.Estimator)
+        assert tf.compat.v1.keras.estimator.model_to_estimator is model_to_estimator
+        from tensorflow_estimator.python.estimator import keras_lib
+
+        assert keras_lib.model_to_estimator is model_to_estimator
     finally:
         estimator.uninstall()
     assert not hasattr(tf.keras, "estimator")
