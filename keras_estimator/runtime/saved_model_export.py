@@ -165,15 +165,23 @@ def _copy_assets_extra(path: str, assets_extra: dict | None) -> None:
         tf.io.gfile.copy(source, target, overwrite=True)
 
 
-def _resources_used(resources: list, captured: list) -> list:
+def _resources_used(resources: list, captured: list, variable_handles: set) -> list:
     """The tables (and other resources) the signatures use, for the SavedModel to track.
 
     Tracked, a table is re-created and re-initialised when the SavedModel loads, and a
     vocabulary file it reads is copied to the export's `assets/` (its path rewritten), as
-    tf.estimator's exports did.
+    tf.estimator's exports did. Tables made while the model_fn was traced are known; one
+    made before (a Keras StringLookup built outside the model_fn) is found from its handle.
     """
-    captured_ids = {id(handle) for handle in captured}
-    return [resource for resource in resources if id(resource.resource_handle) in captured_ids]
+    owners = {id(resource.resource_handle): resource for resource in resources}
+    used: dict[int, Any] = {}
+    for handle in captured:
+        if id(handle) in variable_handles or handle.dtype != tf.resource:
+            continue
+        owner = owners.get(id(handle)) or internals.resource_owner(handle)
+        if owner is not None:
+            used[id(owner)] = owner
+    return list(used.values())
 
 
 def write_saved_model(
@@ -245,7 +253,7 @@ def write_saved_model(
     module = tf.Module()
     captured = [handle for _, pruned in functions.values() for handle in pruned.captured_inputs]
     module.variables_used = [by_handle[id(h)] for h in captured if id(h) in by_handle]
-    module.tables_used = _resources_used(trace.resources, captured)
+    module.tables_used = _resources_used(trace.resources, captured, set(by_handle))
     base_existed = tf.io.gfile.exists(export_dir_base)
     export_dir = timestamped_dir(export_dir_base)
     temp_dir = os.path.join(export_dir_base, "temp-" + os.path.basename(export_dir))

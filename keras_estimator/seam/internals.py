@@ -365,6 +365,14 @@ def final_ops(hook: Any) -> Any:
     return hook._final_ops if isinstance(hook, _V1.train.FinalOpsHook) else None
 
 
+def resource_owner(handle: Any) -> Any:
+    """The TrackableResource (e.g. a lookup table) a resource handle belongs to, or None:
+    TensorFlow keeps a weak reference to it on the handle."""
+    owner = getattr(handle, "_parent_trackable", None)
+    owner = owner() if owner is not None else None
+    return owner if isinstance(owner, _trackable_resource.CapturableResource) else None
+
+
 # -- feature columns -----------------------------------------------------------------------
 def feature_column_parse_spec(column: Any) -> dict:
     """One column's parse spec: `parse_example_spec` (v2), `_parse_example_spec` (a TF1

@@ -7,6 +7,7 @@ give predict()'s values; a vocabulary file must travel in the export's `assets/`
 
 import os
 
+import keras
 import numpy as np
 import pytest
 import tensorflow as tf2
@@ -226,3 +227,38 @@ def test_model_fn_tables_export_through_every_entry_point_and_serve(tmp_path):
         est.experimental_export_all_saved_models(
             str(tmp_path / "d"), {estimator.ModeKeys.TRAIN: receiver}
         )
+
+
+def _string_lookup_model_fn(features, labels, mode, params):
+    """Keras 3 StringLookup layers: one made before the Estimator (its table exists before
+    the model_fn is traced), one made inside the model_fn."""
+    inside = keras.layers.StringLookup(vocabulary=["small", "large"])
+    ids = params["outside"](features["color"])[:, 0] * 3 + inside(features["size"])[:, 0]
+    embeddings = tf.get_variable("embeddings", [12, 1])
+    logits = tf.squeeze(tf.nn.embedding_lookup(embeddings, ids), 1)
+    if mode == estimator.ModeKeys.PREDICT:
+        return estimator.EstimatorSpec(mode, predictions={"ids": ids, "logits": logits})
+    loss = tf.reduce_mean(tf.square(logits - labels))
+    train_op = tf.train.GradientDescentOptimizer(0.5).minimize(loss, tf.train.get_global_step())
+    return estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+
+def test_keras_string_lookups_made_inside_and_outside_the_model_fn_export(tmp_path):
+    outside = keras.layers.StringLookup(vocabulary=["red", "green", "blue"])
+    est = make_estimator(tmp_path / "model", _string_lookup_model_fn, params={"outside": outside})
+    features = {
+        "color": tf.constant([["red"], ["blue"], ["pink"]]),
+        "size": tf.constant([["large"], ["small"], ["huge"]]),
+    }
+    est.train(lambda: tf.data.Dataset.from_tensors((features, [1.0, 0.0, 0.5])), steps=3)
+    expected = list(est.predict(lambda: tf.data.Dataset.from_tensors(features)))
+    receiver = export.build_raw_serving_input_receiver_fn(
+        {
+            "color": tf2.TensorSpec([None, 1], tf2.string),
+            "size": tf2.TensorSpec([None, 1], tf2.string),
+        }
+    )
+    path = est.export_saved_model(str(tmp_path / "export"), receiver).decode()
+    served = tf2.saved_model.load(path).signatures["serving_default"](**features)
+    assert served["ids"].numpy().tolist() == [p["ids"] for p in expected] == [5, 10, 0]  # OOV is 0
+    np.testing.assert_allclose(served["logits"].numpy(), [p["logits"] for p in expected])
