@@ -58,6 +58,8 @@ _LOCATIONS: dict[str, str] = {
     "TrainingHistory": "keras_estimator.runtime.history",
     "plot_history": "keras_estimator.runtime.history",
     "set_progress_bar": "keras_estimator.runtime.progress",
+    "DenseFeatures": "keras_estimator.keras_bridge.dense_features",
+    "model_to_estimator": "keras_estimator.keras_bridge.model_to_estimator",
     **dict.fromkeys(_CANNED, "keras_estimator.canned"),
     **dict.fromkeys(_HEADS, "keras_estimator.canned.heads"),
     **dict.fromkeys(_HOOKS, "keras_estimator.hooks"),
@@ -97,6 +99,8 @@ if TYPE_CHECKING:  # what static tools see; at run time these load on first use
     from keras_estimator.dropin.install import install, uninstall  # noqa: F401
     from keras_estimator.estimator.estimator import Estimator  # noqa: F401
     from keras_estimator.hooks import *  # noqa: F403
+    from keras_estimator.keras_bridge.dense_features import DenseFeatures  # noqa: F401
+    from keras_estimator.keras_bridge.model_to_estimator import model_to_estimator  # noqa: F401
     from keras_estimator.runtime.history import TrainingHistory, plot_history  # noqa: F401
     from keras_estimator.runtime.progress import set_progress_bar  # noqa: F401
     from keras_estimator.spec.estimator_spec import EstimatorSpec  # noqa: F401

@@ -15,6 +15,7 @@ from typing import Any
 
 import tensorflow as tf
 
+from keras_estimator.seam import internals
 from keras_estimator.utils.log import quiet_tf_deprecations
 
 _V1 = tf.compat.v1
@@ -50,15 +51,27 @@ def check_feature_columns(feature_columns: Any, what: str = "feature_columns") -
     return columns
 
 
+def feature_keys(columns: list) -> list[str]:
+    """Every raw feature key the columns read, in first-seen order.
+
+    Each column is asked on its own: columns may read one key differently (`age` as a
+    number and, in a `crossed_column(["age", ...])`, as a string), which tf.estimator
+    accepted; only `make_parse_example_spec` over all of them refuses that.
+    """
+    keys: dict[str, None] = {}
+    with quiet_tf_deprecations():
+        for column in columns:
+            keys.update(dict.fromkeys(internals.feature_column_parse_spec(column)))
+    return list(keys)
+
+
 def check_features(features: Any, columns: list) -> dict:
     """The features dict; raises tf.estimator's error for a key a column needs."""
     if not isinstance(features, dict):
         raise ValueError(
             f"features should be a dictionary of `Tensor`s. Given type: {type(features)}"
         )
-    with quiet_tf_deprecations():
-        needed = _V1.feature_column.make_parse_example_spec(columns)
-    for key in needed:
+    for key in feature_keys(columns):
         if key not in features:
             raise ValueError(
                 f"Feature {key} is not in features dictionary. Expected input_fn's features "

@@ -12,6 +12,8 @@ After `install()`:
   `...export.export`, `...canned.dnn`, ..., and the same under TensorFlow's own former
   estimator path, `seam.legacy_paths.ESTIMATOR_MODULE_ROOTS`) are importable and hold
   our classes;
+- `tf.keras.layers.DenseFeatures` and `tf.keras.estimator.model_to_estimator`
+  (`keras_estimator.keras_bridge`), which Keras 3 dropped;
 - `tf.compat.v1.layers` is keras_estimator's Keras 3 port of the TF1 layers (as for any
   Estimator; it stays after `uninstall()`);
 - `tf.compat.v1.disable_v2_behavior` / `disable_eager_execution` /
@@ -73,6 +75,7 @@ _MODULES: dict[str, Any] = {
     "tpu.tpu_estimator": "keras_estimator.tpu",
     "tpu.tpu_config": "keras_estimator.tpu.tpu_config",
     "warm_starting_util": "keras_estimator.checkpoint.warm_start",
+    "keras_lib": "keras_estimator.keras_bridge.model_to_estimator",
     "api": None,
     "api._v1": None,
     "api._v1.estimator": "keras_estimator.v1",
@@ -137,6 +140,13 @@ def _namespace_attributes() -> list[tuple[Any, str, Any]]:
     attributes = [(m, "estimator", estimator) for m in v2_modules.values()]
     attributes += [(m, "estimator", estimator_v1) for m in v1_modules.values()]
     attributes += [(m, "contrib", contrib) for m in v1_modules.values()]
+    # What Keras 3 dropped from tf.keras: layers.DenseFeatures and estimator.model_to_estimator.
+    keras_layers = tf.keras.layers
+    keras_root = sys.modules[keras_layers.__name__.rpartition(".")[0]]
+    bridge = importlib.import_module("keras_estimator.keras_bridge.model_to_estimator")
+    dense_features = importlib.import_module("keras_estimator.keras_bridge.dense_features")
+    attributes += [(keras_layers, "DenseFeatures", dense_features.DenseFeatures)]
+    attributes += [(keras_root, "estimator", bridge)]  # tf.keras.estimator.model_to_estimator
     return attributes
 
 

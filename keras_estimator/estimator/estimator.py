@@ -629,6 +629,41 @@ class Estimator:
                 experimental_mode,
             )
 
+    def experimental_export_all_saved_models(
+        self,
+        export_dir_base: str | os.PathLike,
+        input_receiver_fn_map: dict,
+        assets_extra: dict | None = None,
+        as_text: bool = False,
+        checkpoint_path: str | None = None,
+    ) -> bytes:
+        """Exports one SavedModel from a `{mode: receiver_fn}` map, as tf.estimator 2.15.
+
+        The PREDICT graph (the servable one) is exported as `export_saved_model` does;
+        TRAIN and EVAL graphs (TF1 meta graphs tagged `train` / `eval`) cannot be written
+        by TF2's SavedModel saver and raise NotImplementedError.
+
+        Example:
+            >>> est.experimental_export_all_saved_models(
+            ...     "exports", {ModeKeys.PREDICT: serving_input_receiver_fn})
+        """
+        modes = sorted(input_receiver_fn_map or {})
+        if modes != [ModeKeys.PREDICT]:
+            raise NotImplementedError(
+                "experimental_export_all_saved_models exports the PREDICT (serving) graph "
+                "only: SavedModels with TRAIN / EVAL meta graphs are TF1 graphs that "
+                "TensorFlow 2's saver cannot write. Expected input_receiver_fn_map="
+                "{ModeKeys.PREDICT: serving_input_receiver_fn}. Fix: drop the other modes. "
+                f"Received: input_receiver_fn_map keys={modes}"
+            )
+        return self.export_saved_model(
+            export_dir_base,
+            input_receiver_fn_map[ModeKeys.PREDICT],
+            assets_extra=assets_extra,
+            as_text=as_text,
+            checkpoint_path=checkpoint_path,
+        )
+
     def export_savedmodel(
         self,
         export_dir_base: str | os.PathLike,

@@ -84,9 +84,10 @@ class _Trace:
                 captured["spec"] = call_model_fn(receiver.features, None, ModeKeys.PREDICT)
             return tf.constant(0)
 
-        with model.store.creating() as used:
+        with model.store.creating() as used, internals.resources_created() as resources:
             concrete = tf.function(build, autograph=False).get_concrete_function()
         self.used = used | {"global_step"}
+        self.resources = resources  # lookup tables: TensorFlow made them outside the trace
         self.receiver, self.spec = captured["receiver"], captured["spec"]
         self._wrapped = internals.graph_pruner(concrete.graph)
 
@@ -164,6 +165,25 @@ def _copy_assets_extra(path: str, assets_extra: dict | None) -> None:
         tf.io.gfile.copy(source, target, overwrite=True)
 
 
+def _resources_used(resources: list, captured: list, variable_handles: set) -> list:
+    """The tables (and other resources) the signatures use, for the SavedModel to track.
+
+    Tracked, a table is re-created and re-initialised when the SavedModel loads, and a
+    vocabulary file it reads is copied to the export's `assets/` (its path rewritten), as
+    tf.estimator's exports did. Tables made while the model_fn was traced are known; one
+    made before (a Keras StringLookup built outside the model_fn) is found from its handle.
+    """
+    owners = {id(resource.resource_handle): resource for resource in resources}
+    used: dict[int, Any] = {}
+    for handle in captured:
+        if id(handle) in variable_handles or handle.dtype != tf.resource:
+            continue
+        owner = owners.get(id(handle)) or internals.resource_owner(handle)
+        if owner is not None:
+            used[id(owner)] = owner
+    return list(used.values())
+
+
 def write_saved_model(
     runtime: Any,
     export_dir_base: str,
@@ -231,12 +251,9 @@ def write_saved_model(
 
     by_handle = {id(v.handle): v for v in store.variables.values()}
     module = tf.Module()
-    module.variables_used = [
-        by_handle[id(handle)]
-        for _, pruned in functions.values()
-        for handle in pruned.captured_inputs
-        if id(handle) in by_handle
-    ]
+    captured = [handle for _, pruned in functions.values() for handle in pruned.captured_inputs]
+    module.variables_used = [by_handle[id(h)] for h in captured if id(h) in by_handle]
+    module.tables_used = _resources_used(trace.resources, captured, set(by_handle))
     base_existed = tf.io.gfile.exists(export_dir_base)
     export_dir = timestamped_dir(export_dir_base)
     temp_dir = os.path.join(export_dir_base, "temp-" + os.path.basename(export_dir))

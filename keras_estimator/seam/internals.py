@@ -45,6 +45,7 @@ try:
     from tensorflow.python.ops import resource_variable_ops as _resource_variable_ops
     from tensorflow.python.ops import summary_ops_v2 as _summary_ops_v2
     from tensorflow.python.summary import summary as _v1_summary
+    from tensorflow.python.trackable import resource as _trackable_resource
     from tensorflow.python.training import checkpoint_utils as _checkpoint_utils
 except ImportError as exc:  # pragma: no cover - only on an unsupported TF / Keras
     raise ImportError(
@@ -139,6 +140,9 @@ def _expectations() -> list[tuple[str, bool]]:
          and "_v2_behavior" in _sets(_tensor_shape.TensorShape.__getitem__)),
         ("eager.context.default_execution_mode / GRAPH_MODE",
          hasattr(_context, "default_execution_mode") and hasattr(_context, "GRAPH_MODE")),
+        ("trackable.resource.ResourceTracker / resource_tracker_scope",
+         callable(getattr(_trackable_resource, "resource_tracker_scope", None))
+         and hasattr(getattr(_trackable_resource, "ResourceTracker", None), "resources")),
     ]  # fmt: skip
 
 
@@ -390,7 +394,37 @@ def final_ops(hook: Any) -> Any:
     return hook._final_ops if isinstance(hook, _V1.train.FinalOpsHook) else None
 
 
+def resource_owner(handle: Any) -> Any:
+    """The TrackableResource (e.g. a lookup table) a resource handle belongs to, or None:
+    TensorFlow keeps a weak reference to it on the handle."""
+    owner = getattr(handle, "_parent_trackable", None)
+    owner = owner() if owner is not None else None
+    return owner if isinstance(owner, _trackable_resource.CapturableResource) else None
+
+
+# -- feature columns -----------------------------------------------------------------------
+def feature_column_parse_spec(column: Any) -> dict:
+    """One column's parse spec: `parse_example_spec` (v2), `_parse_example_spec` (a TF1
+    `_FeatureColumn`, where that was its public name)."""
+    spec = getattr(column, "parse_example_spec", None)
+    return column._parse_example_spec if spec is None else spec
+
+
 # -- SavedModel ----------------------------------------------------------------------------
+@contextlib.contextmanager
+def resources_created() -> Iterator[list]:
+    """The TrackableResources (lookup tables and the like) made inside, in order.
+
+    A table made while a tf.function is traced lives outside the trace (TensorFlow lifts
+    it); a SavedModel of a function using it must track the table object itself.
+    """
+    tracker = _trackable_resource.ResourceTracker()
+    created: list = []
+    with _trackable_resource.resource_tracker_scope(tracker):
+        yield created
+    created.extend(tracker.resources)
+
+
 def saved_model_fingerprint(path: str) -> bytes | None:
     """The fingerprint.pb content for the SavedModel at `path` (None on a TF without)."""
     try:
