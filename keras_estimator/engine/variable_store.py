@@ -149,6 +149,10 @@ class VariableStore:
         # which would otherwise be prefixed a second time ("dense/dense/kernel").
         kwargs["name"] = key + "/"
         kwargs.pop("collections", None)
+        # A device function as caching device (tf.compat.v1.nn.dynamic_rnn sets one on its
+        # scope) cannot apply to a variable made eagerly; TF2 variables cache nothing.
+        if callable(kwargs.get("caching_device")):
+            kwargs["caching_device"] = None
         # The variable is made eagerly, once: tf.function's own creator must not record it
         # as created by the trace, or it traces the step (and the model_fn) a second time.
         kwargs["experimental_enable_variable_lifting"] = False

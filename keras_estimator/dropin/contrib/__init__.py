@@ -1,10 +1,53 @@
-"""`tf.contrib` for legacy estimator scripts: the pieces BERT-era code used most.
+"""`tf.contrib` for legacy estimator scripts: its estimator-adjacent pieces, measured.
 
 `install()` puts this package at `tf.compat.v1.contrib` (and `tensorflow.contrib` for
-`from tensorflow.contrib import tpu`). Anything else of `tf.contrib` is gone from
-TensorFlow; `keras-estimator check` names a replacement for each use.
+`from tensorflow.contrib import layers`). It provides `tpu`, `cluster_resolver`, `data`,
+`layers`, `framework`, `training` (HParams), `metrics`, `rnn`, and `slim` when the tf-slim
+package is installed. Every other part of `tf.contrib` raises an error naming the
+replacement; `keras-estimator check` lists the same facts.
+
+Example:
+    >>> import keras_estimator; keras_estimator.install()
+    >>> import tensorflow.compat.v1 as tf
+    >>> w = tf.get_variable("w", [784, 10], initializer=tf.contrib.layers.xavier_initializer())
 """
 
-from keras_estimator.dropin.contrib import cluster_resolver, data, layers, tpu
+from __future__ import annotations
 
-__all__ = ["cluster_resolver", "data", "layers", "tpu"]
+import importlib
+from types import ModuleType
+from typing import Any
+
+from keras_estimator.dropin.contrib.removed import removed_module_message
+
+PROVIDED = ("cluster_resolver", "data", "framework", "layers", "metrics", "rnn", "slim",
+            "training", "tpu")  # fmt: skip
+
+
+def submodules() -> dict[str, ModuleType]:
+    """`tensorflow.contrib.<name>` -> our module, for each part importable now (`slim`
+    only with tf-slim installed)."""
+    from keras_estimator.dropin.contrib.tf_slim_bridge import tf_slim_installed
+
+    names = [n for n in PROVIDED if n != "slim" or tf_slim_installed()]
+    return {f"tensorflow.contrib.{n}": importlib.import_module(f"{__name__}.{n}") for n in names}
+
+
+def __getattr__(name: str) -> Any:
+    if name.startswith("__"):
+        raise AttributeError(name)
+    if name in PROVIDED:
+        if name == "slim":
+            from keras_estimator.dropin.contrib.tf_slim_bridge import tf_slim_installed
+
+            if not tf_slim_installed():
+                raise AttributeError(removed_module_message("tensorflow.contrib.slim"))
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(removed_module_message(f"tensorflow.contrib.{name}"))
+
+
+def __dir__() -> list[str]:
+    return sorted(PROVIDED)
+
+
+__all__ = ["PROVIDED", "submodules"]
