@@ -112,9 +112,13 @@ class VariableStore:
         name = kwargs.get("name")
         # v1 slot variables arrive as "dense/kernel/Adam/": a trailing "/" names the scope
         # itself, which TF1 turned into the variable name "dense/kernel/Adam".
+        absolute = name is not None and name.endswith("/")
         name = "Variable" if name is None else (name.split(":")[0].strip("/") or "Variable")
-        # unique_name prefixes the current name scope, as TF1 did for the variable's op.
-        key = graph.unique_name(name, mark_as_used=True)
+        # unique_name prefixes the current name scope, as TF1 did for the variable's op; a
+        # name ending in "/" is already whole (a slot made inside a variable_scope arrives
+        # as "scope/dense/kernel/Adam/" while the name scope is "scope/").
+        with graph.name_scope(None) if absolute else contextlib.nullcontext():
+            key = graph.unique_name(name, mark_as_used=True)
         collections = kwargs.get("collections")
         is_local = bool(collections) and _LOCAL in collections
         with self.lock:

@@ -30,7 +30,13 @@ def submodules() -> dict[str, ModuleType]:
     from keras_estimator.dropin.contrib.tf_slim_bridge import tf_slim_installed
 
     names = [n for n in PROVIDED if n != "slim" or tf_slim_installed()]
-    return {f"tensorflow.contrib.{n}": importlib.import_module(f"{__name__}.{n}") for n in names}
+    return {f"tensorflow.contrib.{n}": importlib.import_module(_module_of(n)) for n in names}
+
+
+def _module_of(name: str) -> str:
+    # slim's module has another name: importing it must not set `contrib.slim` for good,
+    # which is there only while tf-slim is installed.
+    return f"{__name__}.slim_namespace" if name == "slim" else f"{__name__}.{name}"
 
 
 def __getattr__(name: str) -> Any:
@@ -42,7 +48,7 @@ def __getattr__(name: str) -> Any:
 
             if not tf_slim_installed():
                 raise AttributeError(removed_module_message("tensorflow.contrib.slim"))
-        return importlib.import_module(f"{__name__}.{name}")
+        return importlib.import_module(_module_of(name))
     raise AttributeError(removed_module_message(f"tensorflow.contrib.{name}"))
 
 

@@ -8,7 +8,6 @@ import sys
 from types import ModuleType
 
 from keras_estimator.dropin.contrib.arg_scope import register_with_tf_slim
-from keras_estimator.dropin.contrib.removed import removed_module_message
 
 
 def tf_slim_installed() -> bool:
@@ -20,7 +19,12 @@ def load_tf_slim(fullname: str) -> ModuleType:
     """`tf_slim`, with our contrib layers known to its `arg_scope`; else an ImportError
     naming the extra to install."""
     if not tf_slim_installed():
-        raise ModuleNotFoundError(removed_module_message(fullname), name="tf_slim")
+        raise ModuleNotFoundError(
+            f"`{fullname}` needs the tf-slim package, the maintained copy of tf.contrib.slim, "
+            "which is not installed. Fix: pip install tf-slim (or keras-estimator[slim]). "
+            f"Received: {fullname}",
+            name="tf_slim",
+        )
     tf_slim = importlib.import_module("tf_slim")
     register_with_tf_slim(sys.modules["tf_slim.ops.arg_scope"])
     return tf_slim

@@ -203,7 +203,7 @@ def batch_norm(
                                        (moving_variance, read_var, update_var)):  # fmt: skip
                 step = smart_cond(is_training, lambda o=old, n=new: (o - n) * (1.0 - decay),
                                   lambda o=old: tf.zeros_like(o))  # fmt: skip
-                updates.append(variable.assign_sub(step))
+                updates.append(variable.assign_sub(step, read_value=False))
             if updates_collections is None:
                 with tf.control_dependencies(updates):
                     mean, variance = tf.identity(mean), tf.identity(variance)

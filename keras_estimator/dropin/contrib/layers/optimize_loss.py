@@ -88,7 +88,7 @@ def optimize_loss(
     summaries = OPTIMIZER_SUMMARIES if summaries is None else list(summaries)
     with _V1.variable_scope(name, "OptimizeLoss", [loss, global_step]):
         if update_ops is None:
-            update_ops = set(_V1.get_collection(_V1.GraphKeys.UPDATE_OPS))
+            update_ops = _V1.get_collection(_V1.GraphKeys.UPDATE_OPS)
         if update_ops:
             with tf.control_dependencies(list(update_ops)):
                 loss = tf.identity(loss)
