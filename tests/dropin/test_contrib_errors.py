@@ -13,7 +13,7 @@ from keras_estimator.dropin.contrib.removed import REPLACEMENTS
 from keras_estimator.migration import lookup, scan_paths
 
 v1 = tf.compat.v1
-PROVIDED_MODULES = ["cluster_resolver", "data", "framework", "layers", "metrics", "rnn",
+PROVIDED_MODULES = ["cluster_resolver", "data", "framework", "layers", "metrics", "rnn", "summary",
                     "training", "tpu"]  # fmt: skip
 
 
@@ -81,7 +81,7 @@ def test_check_reports_what_install_provides(tmp_path):
         "hp = tf.contrib.training.HParams(lr=0.1)\n"
         "ds = tf.contrib.data.parallel_interleave(f, cycle_length=2)\n"
         "cell = tf.contrib.rnn.LayerNormBasicLSTMCell(4)\n"
-        "tf.contrib.summary.scalar('loss', 1.0)\n"
+        "tf.contrib.summary.import_event(e)\n"
         "block = tf.contrib.layers.rev_block(f, g)\n"
     )
     found = {f.api: f for f in scan_paths([str(script)])}
@@ -89,6 +89,6 @@ def test_check_reports_what_install_provides(tmp_path):
     assert found["tf.contrib.layers.xavier_initializer"].status == "supported"
     assert found["tf.contrib.training.HParams"].status == "caveat"
     assert found["tf.contrib.data.parallel_interleave"].status == "supported"
-    for api in ("tf.contrib.rnn.LayerNormBasicLSTMCell", "tf.contrib.summary.scalar",
+    for api in ("tf.contrib.rnn.LayerNormBasicLSTMCell", "tf.contrib.summary.import_event",
                 "tf.contrib.layers.rev_block"):  # fmt: skip
         assert found[api].status == "unsupported" and found[api].replacement, api

@@ -11,8 +11,6 @@ REPLACEMENTS: dict[str, str] = {
     "learn": "tf.estimator (keras_estimator): Estimator, canned estimators, train_and_evaluate",
     "estimator": "tf.estimator / tf.estimator.experimental (e.g. add_metrics, "
     "stop_if_no_increase_hook)",
-    "summary": "tf.summary (TF2 summaries: tf.summary.create_file_writer, tf.summary.scalar "
-    "with step=) or tf.compat.v1.summary in a model_fn",
     "opt": "keras.optimizers (e.g. AdamW, Lion) or tf.compat.v1.train optimizers",
     "distribute": "tf.distribute strategies in RunConfig(train_distribute=...)",
     "seq2seq": "keras layers (keras.layers.Attention, keras.layers.RNN) or tensorflow-addons' "
