@@ -54,6 +54,20 @@ def test_provided_modules_match_the_support_table(installed, module):
         _ = ours.not_provided_here
 
 
+def test_tpu_module_paths_import_as_ours(installed):
+    from tensorflow.contrib.tpu.python.tpu import tpu_config, tpu_estimator
+
+    assert tpu_config.RunConfig is estimator.tpu.RunConfig
+    assert tpu_config.InputPipelineConfig is estimator.tpu.InputPipelineConfig
+    assert tpu_estimator.TPUEstimator is estimator.tpu.TPUEstimator
+    assert tpu_estimator.TPUEstimatorSpec is estimator.tpu.TPUEstimatorSpec
+    assert lookup("tf.contrib.tpu.python.tpu.tpu_config.RunConfig")["status"] == "caveat"
+    assert lookup("tf.contrib.tpu.python.tpu.tpu_estimator")["status"] == "caveat"
+    assert lookup("tf.contrib.tpu.python.tpu.async_checkpoint")["status"] == "unsupported"
+    with pytest.raises(ModuleNotFoundError, match="tf.estimator.tpu / tf.distribute"):
+        importlib.import_module("tensorflow.contrib.tpu.python.tpu.async_checkpoint")
+
+
 def test_contrib_exists_only_while_installed():
     assert not hasattr(v1, "contrib")
     estimator.install()

@@ -31,7 +31,21 @@ def submodules() -> dict[str, ModuleType]:
     from keras_estimator.dropin.contrib.tf_slim_bridge import tf_slim_installed
 
     names = [n for n in PROVIDED if n != "slim" or tf_slim_installed()]
-    return {f"tensorflow.contrib.{n}": importlib.import_module(_module_of(n)) for n in names}
+    modules = {f"tensorflow.contrib.{n}": importlib.import_module(_module_of(n)) for n in names}
+    # `from tensorflow.contrib.tpu.python.tpu import tpu_config` (tensorflow/tpu, t2t, XLNet)
+    for package in ("tensorflow.contrib.tpu.python", "tensorflow.contrib.tpu.python.tpu"):
+        modules[package] = ModuleType(package, f"keras_estimator's stand-in for `{package}`.")
+        modules[package].__path__ = []
+    for name, ours in TPU_MODULES.items():
+        modules[f"tensorflow.contrib.tpu.python.tpu.{name}"] = importlib.import_module(ours)
+    return modules
+
+
+# The tf.contrib.tpu implementation modules TF1 TPU code imported by path.
+TPU_MODULES = {
+    "tpu_config": "keras_estimator.tpu.tpu_config",
+    "tpu_estimator": "keras_estimator.tpu",
+}
 
 
 def _module_of(name: str) -> str:

@@ -45,12 +45,25 @@ REPLACEMENTS: dict[str, str] = {
     "boosted_trees": "TensorFlow Decision Forests (tensorflow_decision_forests)",
 }
 
+# Modules keras_estimator provides: what to use instead of their inner module paths
+# (`tensorflow.contrib.layers.python.layers.utils`, `tensorflow.contrib.tpu.python.tpu.tpu`).
+INNER_REPLACEMENTS: dict[str, str] = {
+    "tpu": "tf.estimator.tpu / tf.distribute.TPUStrategy (or tf.contrib.tpu's public names)",
+    "layers": "tf.contrib.layers' public names, tf.compat.v1.layers or keras.layers",
+    "framework": "tf.contrib.framework's public names or their tf.compat.v1 equivalents",
+    "training": "tf.contrib.training's public names or tf.compat.v1.train",
+    "data": "tf.data / tf.data.experimental",
+    "metrics": "tf.compat.v1.metrics",
+    "cluster_resolver": "tf.distribute.cluster_resolver",
+    "summary": "tf.summary",
+}
+
 _DEFAULT = "the TF 2 migration guide's replacement for this module (see `keras-estimator check`)"
 
 
 def replacement(module: str) -> str:
-    """What to use instead of `tf.contrib.<module>`."""
-    return REPLACEMENTS.get(module, _DEFAULT)
+    """What to use instead of `tf.contrib.<module>` (or a module path inside it)."""
+    return REPLACEMENTS.get(module) or INNER_REPLACEMENTS.get(module, _DEFAULT)
 
 
 def removed_module_message(fullname: str) -> str:
@@ -74,4 +87,10 @@ def removed_attribute_error(module: str, name: str, instead: str) -> AttributeEr
     )
 
 
-__all__ = ["REPLACEMENTS", "removed_attribute_error", "removed_module_message", "replacement"]
+__all__ = [
+    "INNER_REPLACEMENTS",
+    "REPLACEMENTS",
+    "removed_attribute_error",
+    "removed_module_message",
+    "replacement",
+]
