@@ -94,6 +94,9 @@ def test_hparams_are_tf_contrib_training_after_install(tmp_path):
         from tensorflow.contrib.training import HParams as imported
 
         assert imported is HParams
+        from tensorflow.contrib.training.python.training import hparam
+
+        assert hparam.HParams is HParams  # the module path XLNet imported
         assert training.checkpoints_iterator is tf.compat.v1.train.checkpoints_iterator
         assert list(training.checkpoints_iterator(str(tmp_path), timeout=0.01)) == []
     finally:

@@ -32,19 +32,23 @@ def submodules() -> dict[str, ModuleType]:
 
     names = [n for n in PROVIDED if n != "slim" or tf_slim_installed()]
     modules = {f"tensorflow.contrib.{n}": importlib.import_module(_module_of(n)) for n in names}
-    # `from tensorflow.contrib.tpu.python.tpu import tpu_config` (tensorflow/tpu, t2t, XLNet)
-    for package in ("tensorflow.contrib.tpu.python", "tensorflow.contrib.tpu.python.tpu"):
-        modules[package] = ModuleType(package, f"keras_estimator's stand-in for `{package}`.")
-        modules[package].__path__ = []
-    for name, ours in TPU_MODULES.items():
-        modules[f"tensorflow.contrib.tpu.python.tpu.{name}"] = importlib.import_module(ours)
+    # Inner module paths TF1 code imported directly (`from tensorflow.contrib.tpu.python.tpu
+    # import tpu_config` in tensorflow/tpu, t2t, XLNet), and the packages above them.
+    for path, ours in INNER_MODULES.items():
+        parts = path.split(".")
+        for end in range(3, len(parts)):
+            package = ".".join(parts[:end])
+            if package not in modules:
+                modules[package] = ModuleType(package, f"keras_estimator's `{package}`.")
+                modules[package].__path__ = []
+        modules[path] = importlib.import_module(ours)
     return modules
 
 
-# The tf.contrib.tpu implementation modules TF1 TPU code imported by path.
-TPU_MODULES = {
-    "tpu_config": "keras_estimator.tpu.tpu_config",
-    "tpu_estimator": "keras_estimator.tpu",
+INNER_MODULES = {
+    "tensorflow.contrib.tpu.python.tpu.tpu_config": "keras_estimator.tpu.tpu_config",
+    "tensorflow.contrib.tpu.python.tpu.tpu_estimator": "keras_estimator.tpu",
+    "tensorflow.contrib.training.python.training.hparam": f"{__name__}.hparams",
 }
 
 
