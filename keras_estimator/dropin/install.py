@@ -117,11 +117,9 @@ def _legacy_modules() -> dict[str, types.ModuleType]:
     top.estimator = estimator  # `from tensorflow_estimator import estimator`
     modules["tensorflow_estimator"] = top
     modules["tensorflow_estimator.python"] = _alias_module("tensorflow_estimator.python", None)
-    modules["tensorflow.contrib"] = importlib.import_module("keras_estimator.dropin.contrib")
-    for sub in ("tpu", "data", "layers", "cluster_resolver"):
-        modules[f"tensorflow.contrib.{sub}"] = importlib.import_module(
-            f"keras_estimator.dropin.contrib.{sub}"
-        )
+    contrib = importlib.import_module("keras_estimator.dropin.contrib")
+    modules["tensorflow.contrib"] = contrib
+    modules.update(contrib.submodules())
     return modules
 
 
@@ -166,6 +164,10 @@ class _LegacyModuleGuard(importlib.abc.MetaPathFinder):
     importing a second copy of one of our modules under the legacy name."""
 
     def find_spec(self, fullname: str, path: Any, target: Any = None) -> None:
+        if fullname.startswith("tensorflow.contrib."):
+            from keras_estimator.dropin.contrib.removed import removed_module_message
+
+            raise ModuleNotFoundError(removed_module_message(fullname), name=fullname)
         if fullname.startswith(tuple(root + "." for root in GUARDED_ROOTS)):
             raise ModuleNotFoundError(
                 f"No module named {fullname!r}: keras_estimator.install() provides the "

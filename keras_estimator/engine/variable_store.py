@@ -109,15 +109,15 @@ class VariableStore:
         if not self._active:
             return next_creator(**kwargs)
         graph = tf.compat.v1.get_default_graph()
-        raw_name = (kwargs.get("name") or "").split(":")[0]
-        name = raw_name.strip("/") or "Variable"
-        if raw_name.endswith("/") and name != "Variable":
-            # v1 slot variables arrive as "dense/kernel/Adam/": a trailing "/" names the
-            # scope itself, absolute (TF1 made it the variable "dense/kernel/Adam" whatever
-            # name scope minimize() ran in).
-            key = name
-        else:
-            # unique_name prefixes the current name scope, as TF1 did for the variable's op.
+        name = kwargs.get("name")
+        # v1 slot variables arrive as "dense/kernel/Adam/": a trailing "/" names the scope
+        # itself, which TF1 turned into the variable name "dense/kernel/Adam".
+        absolute = name is not None and name.endswith("/")
+        name = "Variable" if name is None else (name.split(":")[0].strip("/") or "Variable")
+        # unique_name prefixes the current name scope, as TF1 did for the variable's op; a
+        # name ending in "/" is already whole (a slot made inside a variable_scope arrives
+        # as "scope/dense/kernel/Adam/" while the name scope is "scope/").
+        with graph.name_scope(None) if absolute else contextlib.nullcontext():
             key = graph.unique_name(name, mark_as_used=True)
         collections = kwargs.get("collections")
         is_local = bool(collections) and _LOCAL in collections
@@ -153,6 +153,10 @@ class VariableStore:
         # which would otherwise be prefixed a second time ("dense/dense/kernel").
         kwargs["name"] = key + "/"
         kwargs.pop("collections", None)
+        # A device function as caching device (tf.compat.v1.nn.dynamic_rnn sets one on its
+        # scope) cannot apply to a variable made eagerly; TF2 variables cache nothing.
+        if callable(kwargs.get("caching_device")):
+            kwargs["caching_device"] = None
         # The variable is made eagerly, once: tf.function's own creator must not record it
         # as created by the trace, or it traces the step (and the model_fn) a second time.
         kwargs["experimental_enable_variable_lifting"] = False

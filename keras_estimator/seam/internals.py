@@ -432,3 +432,16 @@ def saved_model_fingerprint(path: str) -> bytes | None:
     except ImportError:  # pragma: no cover - a TF without fingerprints
         return None
     return fingerprinting.CreateFingerprintDef(path)
+
+
+# -- TF1 RNN cells ----------------------------------------------------------------------------
+def tf1_rnn_cell_module() -> Any:
+    """TensorFlow's own TF1 RNN cells (`BasicLSTMCell`, `GRUCell`, `MultiRNNCell`, ...).
+
+    `tf.compat.v1.nn.rnn_cell` forwards to tf_keras and is unavailable with Keras 3; the
+    cells themselves still ship in TensorFlow's frozen legacy-Keras tree. Imported on first
+    use (it loads that tree).
+    """
+    from tensorflow.python.keras.layers.legacy_rnn import rnn_cell_impl
+
+    return rnn_cell_impl

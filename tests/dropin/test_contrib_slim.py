@@ -1,0 +1,70 @@
+"""tf.contrib.slim after install(), through the tf-slim package: our layers under tf-slim's
+arg_scope; without tf-slim, an error naming the package to install."""
+
+import sys
+
+import pytest
+import tensorflow as tf
+import tf_slim
+
+import keras_estimator as estimator
+from keras_estimator.dropin.contrib import framework, layers
+
+v1 = tf.compat.v1
+
+
+@pytest.fixture
+def installed():
+    estimator.install()
+    try:
+        yield
+    finally:
+        estimator.uninstall()
+
+
+def test_slim_is_tf_slim_with_our_layers_and_arg_scope(installed):
+    import tensorflow.contrib.slim as slim
+    from tensorflow.contrib import slim as same
+
+    assert same is slim and v1.contrib.slim is slim
+    assert slim.conv2d is layers.conv2d and slim.batch_norm is layers.batch_norm
+    assert slim.l2_regularizer is layers.l2_regularizer
+    assert slim.arg_scope is tf_slim.arg_scope and slim.repeat is tf_slim.repeat
+    assert framework.arg_scope is tf_slim.arg_scope
+    for name in ("add_arg_scope", "arg_scoped_arguments", "has_arg_scope", "current_arg_scope"):
+        assert getattr(framework, name) is getattr(tf_slim, name)
+    assert framework.has_arg_scope(layers.fully_connected)
+    with tf.Graph().as_default():
+        images = tf.ones([2, 8, 8, 3])
+        with slim.arg_scope([slim.conv2d, slim.fully_connected], activation_fn=None,
+                            weights_regularizer=slim.l2_regularizer(0.1)):  # fmt: skip
+            with slim.arg_scope([slim.conv2d], padding="VALID"):
+                net = slim.repeat(images, 2, slim.conv2d, 4, [3, 3], scope="conv")
+            net = slim.max_pool2d(net, [2, 2])
+            logits = slim.fully_connected(slim.flatten(net), 5, scope="logits")
+        unscoped = slim.conv2d(images, 4, [3, 3])  # defaults again: SAME, relu
+        assert net.shape == (2, 2, 2, 4) and logits.shape == (2, 5)  # VALID twice: 8 -> 4
+        assert unscoped.shape == (2, 8, 8, 4) and unscoped.op.type == "Relu"
+        assert logits.op.type == "BiasAdd"  # activation_fn=None from the scope
+        assert [v.op.name for v in slim.get_model_variables()] == [
+            "conv/conv_1/weights", "conv/conv_1/biases", "conv/conv_2/weights",
+            "conv/conv_2/biases", "logits/weights", "logits/biases", "Conv/weights",
+            "Conv/biases"]  # fmt: skip
+        assert len(v1.losses.get_regularization_losses()) == 3
+
+
+def test_without_tf_slim_the_error_names_the_package(monkeypatch):
+    monkeypatch.setitem(sys.modules, "tf_slim", None)  # as if tf-slim were not installed
+    estimator.install()
+    try:
+        with pytest.raises(ImportError) as error:
+            import tensorflow.contrib.slim  # noqa: F401
+        message = str(error.value)
+        assert "pip install tf-slim" in message and "keras-estimator[slim]" in message
+        assert "tf.estimator" not in message
+        with pytest.raises(AttributeError, match="tf-slim"):
+            _ = v1.contrib.slim
+        with pytest.raises(ImportError, match="tf-slim"):
+            _ = framework.arg_scope
+    finally:
+        estimator.uninstall()
