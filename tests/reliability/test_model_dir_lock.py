@@ -174,12 +174,21 @@ def test_another_estimator_of_this_process_training_in_a_thread_is_refused(tmp_p
     assert evaluated == [0]
 
 
-def test_stale_locks_on_this_machine_are_taken_over(tmp_path, toy_data, caplog):
+@pytest.fixture
+def running_pid():
+    """The PID of a process that runs during the test."""
+    proc = subprocess.Popen(["sleep", "120"])
+    yield proc.pid
+    proc.kill()
+    proc.wait()
+
+
+def test_stale_locks_on_this_machine_are_taken_over(tmp_path, toy_data, caplog, running_pid):
     model_dir = str(tmp_path)
     est = make_estimator(model_dir)
     cases = {
         "process": (_dead_pid(), None),  # a crashed run
-        "later": (os.getppid(), "1"),  # the PID now runs a process started later
+        "later": (running_pid, "1"),  # the PID now runs a process started later
         "restart": (os.getpid(), None),  # an earlier process of this PID (a container restart)
     }
     expected = {
@@ -196,11 +205,10 @@ def test_stale_locks_on_this_machine_are_taken_over(tmp_path, toy_data, caplog):
         assert not os.path.exists(os.path.join(model_dir, LOCK_NAME)), name
 
 
-def test_a_live_lock_on_this_machine_is_respected(tmp_path, toy_data):
-    # The parent of this process is running and started when its /proc entry says.
-    start = model_dir_lock._process_start(os.getppid())
-    path = _write_lock(str(tmp_path), pid=os.getppid(), process_start=start)
-    with pytest.raises(ModelDirLockedError, match=f"PID {os.getppid()}, since 2026-01-01"):
+def test_a_live_lock_on_this_machine_is_respected(tmp_path, toy_data, running_pid):
+    start = model_dir_lock._process_start(running_pid)
+    path = _write_lock(str(tmp_path), pid=running_pid, process_start=start)
+    with pytest.raises(ModelDirLockedError, match=f"PID {running_pid}, since 2026-01-01"):
         _train(make_estimator(tmp_path), toy_data)
     assert json.load(open(path))["token"] == "other"  # left as it was
 
