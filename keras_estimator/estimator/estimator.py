@@ -15,6 +15,7 @@ import numpy as np
 import tensorflow as tf
 
 from keras_estimator.checkpoint import checkpoint_files as ckpt_lib
+from keras_estimator.checkpoint.model_dir_lock import hold_training_lock
 from keras_estimator.checkpoint.warm_start import resolve_warm_start
 from keras_estimator.distribute import parameter_servers
 from keras_estimator.engine.model import EstimatorModel
@@ -94,6 +95,17 @@ def _eagerly(method: Callable) -> Callable:
             return method(*args, **kwargs)
 
     return eager_method
+
+
+def _one_trainer(train: Callable) -> Callable:
+    """train() holds model_dir's lock on the chief (checkpoint/model_dir_lock.py)."""
+
+    @functools.wraps(train)
+    def locked_train(self: Estimator, *args: Any, **kwargs: Any) -> Any:
+        with hold_training_lock(self._model_dir, self._config.is_chief):
+            return train(self, *args, **kwargs)
+
+    return locked_train
 
 
 class Estimator:
@@ -294,6 +306,7 @@ class Estimator:
 
     # -- train ----------------------------------------------------------------------------
     @_eagerly
+    @_one_trainer
     def train(
         self,
         input_fn: Callable,
@@ -373,7 +386,7 @@ class Estimator:
             with (
                 runtime.scope(ModeKeys.TRAIN),  # traced in it: called elsewhere, it would retrace
                 self._peer_failures_explained(),
-                GracefulInterrupt() as interrupt,
+                GracefulInterrupt(sigterm=self._config.save_on_sigterm) as interrupt,
             ):
                 step = run_training(
                     loop,
@@ -396,9 +409,7 @@ class Estimator:
                 saver.end(step)
         if interrupt.requested:
             saved = f"; the checkpoint for step {step} is in {saver.directory}" if saver else ""
-            raise KeyboardInterrupt(
-                f"Training interrupted after step {step}{saved}. Run train() again to continue."
-            )
+            raise interrupt.stop_error(step, saved)
         return self
 
     # -- evaluate ----------------------------------------------------------------------

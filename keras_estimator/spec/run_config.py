@@ -63,6 +63,7 @@ _REPLACEABLE = [
     "session_creation_timeout_secs",
     "checkpoint_save_graph_def",
     "steps_per_execution",
+    "save_on_sigterm",
 ]
 
 
@@ -237,7 +238,9 @@ class RunConfig:
     `save_checkpoints_secs` says otherwise (setting both is an error); the newest
     `keep_checkpoint_max` (5) are kept; the loss is logged every `log_step_count_steps` (100)
     steps and `tf_random_seed` makes runs repeatable. `steps_per_execution` (not in
-    tf.estimator) caps how many training steps run per compiled call.
+    tf.estimator) caps how many training steps run per compiled call. `save_on_sigterm` (not
+    in tf.estimator, default True): SIGTERM during train() (a preemption) saves a checkpoint
+    after the current run of steps and exits with status 143; False keeps SIGTERM's default.
 
     Example:
         >>> config = RunConfig(model_dir="/tmp/m", save_checkpoints_steps=500)
@@ -265,6 +268,7 @@ class RunConfig:
         session_creation_timeout_secs: int = 7200,
         checkpoint_save_graph_def: bool = True,
         steps_per_execution: int | None = None,
+        save_on_sigterm: bool = True,
     ) -> None:
         if save_checkpoints_steps is _USE_DEFAULT and save_checkpoints_secs is _USE_DEFAULT:
             save_checkpoints_steps, save_checkpoints_secs = None, 600
@@ -298,6 +302,7 @@ class RunConfig:
             session_creation_timeout_secs=session_creation_timeout_secs,
             checkpoint_save_graph_def=checkpoint_save_graph_def,
             steps_per_execution=steps_per_execution,
+            save_on_sigterm=save_on_sigterm,
         )
         self._init_cluster(tf_config)
 
@@ -378,6 +383,12 @@ class RunConfig:
             lambda n: isinstance(n, int) and not isinstance(n, bool) and n > 0,
             "steps_per_execution must be a positive integer (or None: chosen automatically). "
             "Fix: pass steps_per_execution=N with N >= 1, or None.",
+        )
+        check(
+            "save_on_sigterm",
+            lambda v: isinstance(v, bool),
+            "save_on_sigterm must be True or False. Fix: pass save_on_sigterm=False to let "
+            "SIGTERM stop train() at once, or True (default) to save first.",
         )
         check(
             "tf_random_seed",
@@ -569,6 +580,9 @@ class RunConfig:
     # many as the logging / checkpoint / hook cadences allow (up to 1000); 1: every step
     # returns to Python (hooks then see each step's own state).
     steps_per_execution = property(lambda self: self._steps_per_execution)
+    # keras_estimator's own: SIGTERM during train() saves a checkpoint after the current
+    # run of steps, then exits with status 143 (False: SIGTERM's default, as tf.estimator).
+    save_on_sigterm = property(lambda self: self._save_on_sigterm)
 
     # Strategies and device functions are shared by copies: copying a strategy builds a new
     # one (new devices, new collectives), which is never what a copied config means.
