@@ -58,6 +58,11 @@ _LOCATIONS: dict[str, str] = {
     "TrainingHistory": "keras_estimator.runtime.history",
     "plot_history": "keras_estimator.runtime.history",
     "set_progress_bar": "keras_estimator.runtime.progress",
+    # What the reliability guarantees raise (README "Reliability"), to catch by name.
+    "CheckpointWriteError": "keras_estimator.checkpoint.checkpoint_files",
+    "ModelDirLockedError": "keras_estimator.checkpoint.model_dir_lock",
+    "ModelDirLockWriteError": "keras_estimator.checkpoint.model_dir_lock",
+    "TrainingTerminated": "keras_estimator.runtime.interrupts",
     "DenseFeatures": "keras_estimator.keras_bridge.dense_features",
     "model_to_estimator": "keras_estimator.keras_bridge.model_to_estimator",
     **dict.fromkeys(_CANNED, "keras_estimator.canned"),
