@@ -363,6 +363,8 @@ class Estimator:
             )
             step = runtime.global_step_value()
             runtime.training_starts_at(step)  # from here, model_dir keeps the event file
+            if saver is not None:
+                self._write_graph_files(saver, writer)
             runtime.model.train_call_start.assign(step)
             target = max_steps if max_steps is not None else step + steps if steps else None
             listeners = saver.listeners if saver is not None else []
@@ -402,6 +404,16 @@ class Estimator:
                 f"Training interrupted after step {step}{saved}. Run train() again to continue."
             )
         return self
+
+    def _write_graph_files(self, saver: Any, writer: Any) -> None:
+        """model_dir's graph files as 2.15 wrote them when train() began: graph.pbtxt, the
+        graph in the event file (TensorBoard's graph tab), `.meta` files with each
+        checkpoint when RunConfig.checkpoint_save_graph_def (2.15's default)."""
+        step_graph = self._runtime.step_graph(ModeKeys.TRAIN)
+        saver.write_graph(step_graph, self._config.checkpoint_save_graph_def)
+        if writer is not None:
+            with writer.as_default():
+                tf.summary.graph(step_graph.graph_def)
 
     # -- evaluate ----------------------------------------------------------------------
     def evaluate(
@@ -493,9 +505,10 @@ class Estimator:
                 # tf.estimator reported the metrics' initial values in this case; so do we.
                 logger.warning("Evaluation ran no step: input_fn yielded no data.")
             # A metric's value may be a nested structure of tensors (tf.estimator kept it).
+            # 2.15's order: the metrics (loss among them) sorted by name, then global_step.
             results = {
-                key: tf.nest.map_structure(lambda t: t.numpy(), value)
-                for key, value in logs.items()
+                key: tf.nest.map_structure(lambda t: t.numpy(), logs[key])
+                for key in sorted(logs)
                 if key != HOOKS_KEY
             }
             results["global_step"] = runtime.global_step_value()

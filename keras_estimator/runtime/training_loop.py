@@ -75,6 +75,12 @@ class ListenedSaver:
             stop = bool(listener.after_save(self._session, step)) or stop
         return stop
 
+    def write_graph(self, step_graph: Any, with_meta: bool) -> None:
+        """`graph.pbtxt` in the checkpoint directory now (tf.estimator's saver hook wrote it
+        when the session was created) and, `with_meta`, a `.meta` with every checkpoint."""
+        step_graph.write_graph_pbtxt(self.directory)
+        self._writer.meta_graph = step_graph.meta_graph if with_meta else None
+
     def end(self, step: int) -> None:
         for listener in self.listeners:
             listener.end(self._session, step)
