@@ -60,6 +60,7 @@ class ListenedSaver:
     ) -> None:
         self._writer, self.listeners, self._session = writer, listeners, session
         self.save_steps, self.save_secs = save_steps, save_secs
+        self._graph_pending: Any = None  # a StepGraph whose graph.pbtxt the next save writes
 
     @property
     def directory(self) -> str:
@@ -69,6 +70,9 @@ class ListenedSaver:
         """Saves; True when a listener's after_save asked training to stop."""
         for listener in self.listeners:
             listener.before_save(self._session, step)
+        if self._graph_pending is not None:
+            self._graph_pending.write_graph_pbtxt(self.directory)
+            self._graph_pending = None
         self._writer.save(step)
         stop = False
         for listener in self.listeners:
@@ -76,9 +80,10 @@ class ListenedSaver:
         return stop
 
     def write_graph(self, step_graph: Any, with_meta: bool) -> None:
-        """`graph.pbtxt` in the checkpoint directory now (tf.estimator's saver hook wrote it
-        when the session was created) and, `with_meta`, a `.meta` with every checkpoint."""
-        step_graph.write_graph_pbtxt(self.directory)
+        """`graph.pbtxt` in the checkpoint directory with this call's first save (a call
+        that fails before it leaves model_dir as it was) and, `with_meta`, a `.meta` with
+        every checkpoint."""
+        self._graph_pending = step_graph
         self._writer.meta_graph = step_graph.meta_graph if with_meta else None
 
     def end(self, step: int) -> None:
