@@ -70,19 +70,19 @@ class ListenedSaver:
         """Saves; True when a listener's after_save asked training to stop."""
         for listener in self.listeners:
             listener.before_save(self._session, step)
+        self._writer.save(step)
         if self._graph_pending is not None:
             self._graph_pending.write_graph_pbtxt(self.directory)
             self._graph_pending = None
-        self._writer.save(step)
         stop = False
         for listener in self.listeners:
             stop = bool(listener.after_save(self._session, step)) or stop
         return stop
 
     def write_graph(self, step_graph: Any, with_meta: bool) -> None:
-        """`graph.pbtxt` in the checkpoint directory with this call's first save (a call
-        that fails before it leaves model_dir as it was) and, `with_meta`, a `.meta` with
-        every checkpoint."""
+        """`graph.pbtxt` in the checkpoint directory once this call's first save is written
+        (a call that fails before leaves model_dir as it was) and, `with_meta`, a `.meta`
+        with every checkpoint."""
         self._graph_pending = step_graph
         self._writer.meta_graph = step_graph.meta_graph if with_meta else None
 
