@@ -87,6 +87,8 @@ class KerasRoad:
             runtime.model_dir, model.store.global_variables(), config.keep_checkpoint_max,
             config.keep_checkpoint_every_n_hours,
         )  # fmt: skip
+        if config.checkpoint_save_graph_def:
+            writer.meta_graph = runtime.step_graph(ModeKeys.TRAIN).meta_graph
         path = writer.save(step)
         logger.info("Keras training saved to %s (global step %d).", path, step)
         return path

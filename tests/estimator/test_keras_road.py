@@ -83,6 +83,7 @@ def test_keras_fit_is_saved_and_the_estimator_counts_on_from_it(tmp_path, toy_da
     est.keras_model.fit(_keras_data(x, y).repeat(), steps_per_epoch=300, verbose=0)
     keras_loss = est.keras_model.evaluate(_keras_data(x, y, 64), verbose=0, return_dict=True)
     assert est.latest_checkpoint() == os.path.join(str(tmp_path), "model.ckpt-320")
+    assert os.path.exists(os.path.join(str(tmp_path), "model.ckpt-320.meta"))
     after_fit = est.evaluate(dataset_input_fn(x, y, 64))
     assert after_fit["global_step"] == 320
     assert after_fit["loss"] < at_20["loss"] * 0.7  # the Keras-trained weights
