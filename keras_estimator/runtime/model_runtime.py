@@ -312,7 +312,14 @@ class ModelRuntime:
         key = id(traced)
         graph = self._tf1_graphs.get(key)
         if graph is None:
-            graph = StepGraph(traced, self.model.store.global_variables())
+            variables = self.model.store.global_variables()
+            try:
+                graph = StepGraph(traced, variables)
+            except (ValueError, TypeError, tf.errors.OpError) as exc:
+                # The variables and their Saver still make a restorable .meta.
+                logger.warning("graph.pbtxt / .meta hold the variables only: the traced "
+                               "step could not be rebuilt as a TF1 graph (%s).", exc)  # fmt: skip
+                graph = StepGraph(None, variables)
             self._tf1_graphs = {key: graph}  # only the newest: a retrace replaces it
         return graph
 
