@@ -13,7 +13,7 @@ from keras_estimator.distribute.strategies import first_replica
 from keras_estimator.engine import metrics as metrics_lib
 from keras_estimator.engine.coordinated_loop import CoordinatedLoop
 from keras_estimator.engine.graph_scope import global_step_read, tf1_graph_scope
-from keras_estimator.engine.keras_optimizer import apply_as_train_op, keras_optimizers_as_tf1
+from keras_estimator.engine.keras_optimizer import apply_as_train_op
 from keras_estimator.engine.loops import ChunkedLoop, DistributedLoop, PredictStep, TracedStep
 from keras_estimator.engine.output_keys import GLOBAL_STEP_KEY, LOSS_KEY
 from keras_estimator.engine.summaries import summaries_every
@@ -103,8 +103,7 @@ class EstimatorModel(keras.Model):
         features, labels = split_batch(data)
         if mode == ModeKeys.PREDICT:
             labels = None  # tf.estimator never showed labels to a PREDICT model_fn
-        with keras_optimizers_as_tf1():
-            return self._call_model_fn(features, labels, mode)
+        return self._call_model_fn(features, labels, mode)
 
     def train_step(self, data: Any) -> dict[str, tf.Tensor]:
         global_step = self._ke_global_step
