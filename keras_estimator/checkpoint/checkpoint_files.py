@@ -18,6 +18,7 @@ from typing import Any
 import tensorflow as tf
 from google.protobuf import text_format
 
+from keras_estimator.checkpoint.graph_files import write_atomically
 from keras_estimator.utils.log import quiet_tf_warning
 
 logger = logging.getLogger("keras_estimator")
@@ -289,7 +290,7 @@ def _is_temporary(name: str, basename: str, step: str = "[0-9]+") -> bool:
     """A file of a checkpoint (or state file) write cut short, as TensorFlow names them."""
     own = re.escape(basename) + "-" + step
     return bool(
-        re.fullmatch(own + r"(\.index|\.data-[0-9]{5}-of-[0-9]{5})?\.tempstate[0-9]*", name)
+        re.fullmatch(own + r"(\.index|\.data-[0-9]{5}-of-[0-9]{5}|\.meta)?\.tempstate[0-9]*", name)
         or re.fullmatch(own + r"_temp.*", name, flags=re.DOTALL)
         or (step == "[0-9]+" and name.startswith(_STATE_FILE + ".tmp"))
     )
@@ -358,6 +359,9 @@ class CheckpointWriter:
         self._keep_every_secs = (keep_checkpoint_every_n_hours or 10000.0) * 3600
         self._next_kept_time = time.time() + self._keep_every_secs
         self._due: list[tuple[str, float]] = []  # past keep_checkpoint_max: to delete
+        # `() -> bytes`: the MetaGraphDef each save also writes as `<prefix>-<step>.meta`
+        # (RunConfig.checkpoint_save_graph_def); None writes none.
+        self.meta_graph: Any = None
         state = _read_state(model_dir)
         self._last = self._recover(list(state.all_model_checkpoint_paths)) if state else []
         self._remove_leftovers(state)
@@ -488,6 +492,8 @@ class CheckpointWriter:
             path = self._saver.save(
                 None, prefix, global_step=step, write_meta_graph=False, write_state=False
             )
+            if self.meta_graph is not None:
+                write_atomically(path + ".meta", self.meta_graph())
             if self._keep_max:  # Saver's bookkeeping: the newest keep_checkpoint_max listed
                 last = [entry for entry in last if entry[0] != path]
                 last.append((path, time.time()))

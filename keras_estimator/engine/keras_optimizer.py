@@ -1,23 +1,92 @@
-"""A Keras 3 optimizer applied inside a traced TF1-style step, as one train_op."""
+"""Keras 3 optimizers inside a traced TF1-style step, as tf.keras 2 optimizers behaved there.
+
+In a TF1 graph, tf.keras 2's `apply_gradients` returned an op and `minimize(loss, var_list)`
+took a loss tensor; the TF guides' model_fns (and 2.15's canned estimators) were written
+for that: `tf.group(optimizer.apply_gradients(zip(grads, variables)), *update_ops)`,
+`optimizer.minimize(loss, var_list)`, `optimizer.iterations = get_or_create_global_step()`.
+Keras 3's `apply_gradients` returns the iteration variable instead, and has no `minimize`;
+inside a model_fn call `keras_optimizers_as_tf1()` gives them the tf.keras 2 surface.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import threading
+from collections.abc import Callable
 from typing import Any
 
 import tensorflow as tf
 
+from keras_estimator.seam import internals
+
 # The variable writes an optimizer's apply_gradients adds: weights, slots, iterations.
 _WRITE_OPS = ("AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp", "ResourceApply",
               "ResourceScatter", "ResourceSparseApply")  # fmt: skip
+_state = threading.local()  # `applying`: inside apply_as_train_op (Keras' own method runs)
 
 
 def apply_as_train_op(optimizer: Any, pairs: list, name: str = "keras_train_op") -> tf.Operation:
     """Runs `optimizer.apply_gradients(pairs)` in the default graph; returns its writes grouped.
 
-    Keras returns its iteration variable, not an op, so the train_op is every write it added.
+    Keras 3 returns its iteration variable, not an op, so the train_op is every write it added.
     """
     graph = tf.compat.v1.get_default_graph()
     first_new_op = len(graph.get_operations())
-    optimizer.apply_gradients(pairs)
+    previous = getattr(_state, "applying", False)
+    _state.applying = True
+    try:
+        optimizer.apply_gradients(pairs)
+    finally:
+        _state.applying = previous
     writes = [op for op in graph.get_operations()[first_new_op:] if op.type.startswith(_WRITE_OPS)]
     return tf.group(*writes, name=name)
+
+
+def _apply_gradients(optimizer: Any, grads_and_vars: Any, original: Callable, *args: Any,
+                     **kwargs: Any) -> Any:  # fmt: skip
+    if tf.executing_eagerly() or getattr(_state, "applying", False):
+        return original(optimizer, grads_and_vars, *args, **kwargs)
+    pairs = [(g, v) for g, v in grads_and_vars if g is not None]
+    if not pairs:
+        raise ValueError(
+            "optimizer.apply_gradients got no gradient: every one is None. Expected "
+            "(gradient, variable) pairs where the loss depends on the variables. Fix: compute "
+            "the gradients of the loss with respect to the model's trainable variables. "
+            f"Received: grads_and_vars={grads_and_vars!r:.200}"
+        )
+    return apply_as_train_op(optimizer, pairs, name=kwargs.get("name") or "keras_train_op")
+
+
+def _minimize(
+    optimizer: Any,
+    loss: Any,
+    var_list: Any,
+    grad_loss: Any = None,
+    name: str | None = None,
+    tape: Any = None,
+) -> tf.Operation:
+    """tf.keras 2's `minimize(loss, var_list, grad_loss=None, name=None, tape=None)` in a
+    graph: gradients of the loss tensor (or of `loss()`) with respect to `var_list`."""
+    if callable(var_list):
+        var_list = var_list()
+    var_list = list(tf.nest.flatten(var_list))
+    if callable(loss):
+        loss = loss()
+    grads = tf.gradients(loss, [internals.keras_variable_backing(v) for v in var_list],
+                         grad_ys=grad_loss)  # fmt: skip
+    pairs = [(g, v) for g, v in zip(grads, var_list) if g is not None]
+    if not pairs:
+        raise ValueError(
+            "optimizer.minimize found no variable in var_list that the loss depends on. "
+            "Expected var_list to hold the trainable variables the loss is computed from. "
+            "Fix: pass model.trainable_variables (after calling the model). "
+            f"Received: {len(var_list)} variables, loss={getattr(loss, 'name', loss)!r}"
+        )
+    return apply_as_train_op(optimizer, pairs, name=name or "keras_train_op")
+
+
+def keras_optimizers_as_tf1() -> contextlib.AbstractContextManager:
+    """Inside (one model_fn call), Keras 3 optimizers behave as tf.keras 2's in a TF1 graph:
+    `apply_gradients` returns a train op, `minimize(loss, var_list)` exists, and
+    `optimizer.iterations` may be set (to the global step: then it counts the steps)."""
+    return internals.keras_optimizers_as_in_tf1_graph(_apply_gradients, _minimize)

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 import keras
+import numpy as np
 import tensorflow as tf
 
 from keras_estimator.distribute.strategies import first_replica
@@ -80,6 +81,10 @@ class EstimatorModel(keras.Model):
         self.random_seed: int | None = None  # RunConfig.tf_random_seed, the graph-level seed
         with tf.init_scope():
             self.train_call_start = tf.Variable(0, dtype=tf.int64, trainable=False)
+        # The Keras road (runtime/keras_road.py): saves Keras-side training to model_dir,
+        # builds the model from model_dir's checkpoint on first use, exports it.
+        self.road: Any = None
+        self.features_spec: Any = None  # the features' TypeSpecs of the last trace
 
     @property
     def store(self) -> VariableStore:
@@ -215,6 +220,7 @@ class EstimatorModel(keras.Model):
         what their results depend on, like `session.run(fetches)` under tf.estimator: a
         train_op or an optimizer built unconditionally in the model_fn does not run.
         """
+        self.features_spec = split_batch(element_spec)[0]
         if mode == ModeKeys.TRAIN and strategy is not None:
             return self._distributed_train_step(strategy), None
         if mode == ModeKeys.TRAIN:
@@ -252,6 +258,135 @@ class EstimatorModel(keras.Model):
             in_multi_worker = internals.in_multi_worker_mode(strategy)
             return DistributedLoop(step_fn, self._ke_global_step, in_multi_worker)
         return ChunkedLoop(step_fn, traced.specs, traced)
+
+    # -- the Keras road: Keras' own API over the model_fn's variables -----------------------
+    def _variables(self, trainable: bool) -> list[tf.Variable]:
+        return [v for _, v in sorted(self._store.global_variables().items())
+                if bool(v.trainable) == trainable]  # fmt: skip
+
+    @property
+    def trainable_weights(self) -> list[tf.Variable]:  # type: ignore[override]
+        """The model_fn's trainable variables (TF1-named), sorted by name."""
+        return self._variables(True)
+
+    @property
+    def non_trainable_weights(self) -> list[tf.Variable]:  # type: ignore[override]
+        """The model_fn's other global variables (optimizer slots, the global step, ...)."""
+        return self._variables(False)
+
+    @property
+    def weights(self) -> list[tf.Variable]:  # type: ignore[override]
+        return self.trainable_weights + self.non_trainable_weights
+
+    def _named_weights(self) -> list[tuple[str, tf.Variable]]:
+        return sorted(self._store.global_variables().items())
+
+    def save_own_variables(self, store: Any) -> None:
+        """`save_weights` / ModelCheckpoint / BackupAndRestore: every global variable of
+        the model_fn (the global step included), in TF1-name order."""
+        for index, (_, variable) in enumerate(self._named_weights()):
+            store[str(index)] = variable.numpy()
+
+    def load_own_variables(self, store: Any) -> None:
+        named = self._named_weights()
+        if len(store.keys()) != len(named):
+            raise ValueError(
+                f"The weights file holds {len(store.keys())} variables but this model_fn has "
+                f"{len(named)}. Expected weights saved from a model of the same model_fn "
+                "(and the same params). Fix: load a file this model saved. Received: "
+                f"variables={[name for name, _ in named][:10]}"
+            )
+        for index, (name, variable) in enumerate(named):
+            value = np.asarray(store[str(index)])
+            if tuple(value.shape) != tuple(variable.shape):
+                raise ValueError(
+                    f"Variable {name} has shape {tuple(variable.shape)} but the weights file "
+                    f"holds shape {tuple(value.shape)} for it. Fix: load a file this model "
+                    f"saved. Received: {name} shape={tuple(value.shape)}"
+                )
+            variable.assign(value)
+
+    def summary(self, line_length: int | None = None, positions: Any = None,
+                print_fn: Callable | None = None, **kwargs: Any) -> None:  # fmt: skip
+        """The model_fn's variables by TF1 name with their shapes, and parameter counts."""
+        self._build_for(None)
+        print_fn = print_fn or print
+        width = line_length or 80
+        rows = [(name, tuple(v.shape), "" if v.trainable else "non-trainable")
+                for name, v in self._named_weights()]  # fmt: skip
+        print_fn(f'Model: "{self.name}" (its steps call the model_fn)')
+        print_fn("-" * width)
+        for name, shape, kind in rows:
+            print_fn(f"{name:<48}{str(shape):<20}{kind}")
+        print_fn("=" * width)
+        total = sum(int(np.prod(v.shape)) for v in self.weights)
+        trainable = sum(int(np.prod(v.shape)) for v in self.trainable_weights)
+        print_fn(f"Total params: {total:,}")
+        print_fn(f"Trainable params: {trainable:,}")
+        print_fn(f"Non-trainable params: {total - trainable:,}")
+
+    def _build_for(self, x: Any, y: Any = None) -> None:
+        """On a model made from model_dir's checkpoint, the first data traces the model_fn
+        and restores the checkpoint (the road does it)."""
+        if self.road is not None and not self._store.global_variables().keys() - {"global_step"}:
+            self.road.build(self, x, y)
+
+    def _keras_trained(self) -> None:
+        if self.road is not None:
+            self.road.save_keras_training(self)
+
+    def fit(self, x: Any = None, y: Any = None, *args: Any, **kwargs: Any) -> Any:
+        """Keras' `fit`; when it ends (or is interrupted) the training is saved to model_dir
+        as a checkpoint, so the Estimator's next call continues from it."""
+        self._build_for(x, y)
+        try:
+            return super().fit(x, y, *args, **kwargs)
+        finally:
+            self._keras_trained()
+
+    def train_on_batch(self, x: Any = None, y: Any = None, *args: Any, **kwargs: Any) -> Any:
+        """Keras' `train_on_batch`, saved to model_dir like `fit`."""
+        self._build_for(x, y)
+        try:
+            return super().train_on_batch(x, y, *args, **kwargs)
+        finally:
+            self._keras_trained()
+
+    def evaluate(self, x: Any = None, y: Any = None, *args: Any, **kwargs: Any) -> Any:
+        self._build_for(x, y)
+        return super().evaluate(x, y, *args, **kwargs)
+
+    def predict(self, x: Any, *args: Any, **kwargs: Any) -> Any:
+        self._build_for(x)
+        return super().predict(x, *args, **kwargs)
+
+    def save(self, filepath: Any, *args: Any, **kwargs: Any) -> None:
+        raise NotImplementedError(
+            "This model's steps call a model_fn (Python code), which a .keras / .h5 file "
+            "cannot carry: it saves layers and their configs, and this model has none. "
+            "Expected one of: export(path) for a SavedModel to serve, save_weights(path) for "
+            "the weights, or the checkpoints in model_dir (the Estimator's). Fix: call "
+            f"keras_model.export({str(filepath)!r}) or save_weights. "
+            f"Received: filepath={str(filepath)!r}"
+        )
+
+    def export(self, filepath: Any, format: str = "tf_saved_model", verbose: Any = None,
+               input_signature: Any = None, **kwargs: Any) -> None:  # fmt: skip
+        """A SavedModel for serving at `filepath` (its `serving_default` signature takes
+        the features), from the current weights; `input_signature`: the features' specs
+        (default: those the model was last traced with)."""
+        if format != "tf_saved_model":
+            raise ValueError(
+                "This model exports the model_fn's PREDICT graph as a TensorFlow SavedModel "
+                f"only. Fix: export(path) or export(path, format='tf_saved_model'). "
+                f"Received: format={format!r}"
+            )
+        if self.road is None:
+            raise ValueError(
+                "This EstimatorModel is not attached to an Estimator. Fix: export through "
+                "est.keras_model (or est.export_saved_model). Received: road=None"
+            )
+        self.road.export(self, str(filepath), input_signature)
 
     def reset_metrics(self) -> None:
         super().reset_metrics()

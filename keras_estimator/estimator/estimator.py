@@ -26,6 +26,7 @@ from keras_estimator.hooks.runner import validate_hooks, validate_listeners
 from keras_estimator.runtime.history import TrainingHistory
 from keras_estimator.runtime.input_fn_calls import call_input_fn
 from keras_estimator.runtime.interrupts import GracefulInterrupt
+from keras_estimator.runtime.keras_road import KerasRoad
 from keras_estimator.runtime.model_fn_call import ModelFnCaller, verify_model_fn_args
 from keras_estimator.runtime.model_runtime import ModelRuntime
 from keras_estimator.runtime.predictions import select_keys, split_examples
@@ -149,6 +150,7 @@ class Estimator:
             model_fn, self._config, self._model_fn_params, self._as_estimator_spec
         )
         self._runtime = ModelRuntime(self._model_fn_caller, self._config, warm_start_settings)
+        self._keras_road = KerasRoad(self._runtime)
         try:
             existing = ckpt_lib.latest_checkpoint(self._model_dir)
         except ckpt_lib.BrokenCheckpointStateError as exc:
@@ -195,22 +197,39 @@ class Estimator:
 
     @property
     def keras_model(self) -> EstimatorModel | None:
-        """The trained `EstimatorModel` (a `keras.Model`) behind this Estimator, once built.
+        """The `EstimatorModel` (a compiled `keras.Model`) behind this Estimator: the same
+        variables and the same model_dir. None before training when model_dir has no
+        checkpoint.
 
-        It is compiled (its steps call the model_fn, so no loss or optimizer is given), so
-        Keras can take over: `fit` with Keras callbacks on a tf.data input of the
-        input_fn's structure, `evaluate` (the model_fn's eval_metric_ops) and `predict`.
-        Training it with Keras does not write to model_dir; a later `train()` restores
-        model_dir's latest checkpoint.
+        Its steps call the model_fn, so Keras can take over: `fit` (with Keras callbacks:
+        ModelCheckpoint with save_weights_only, BackupAndRestore, EarlyStopping, ...) on a
+        tf.data input of the input_fn's structure, `evaluate`, `predict`, `summary`,
+        `save_weights` / `load_weights`, and `export(path)` (a SavedModel for serving).
+        When `fit` ends (or is interrupted) its training is saved to model_dir as a
+        checkpoint at the model's global step: the next `evaluate()` sees those weights and
+        `train()` counts on from that step. Over a trained model_dir, a new Estimator's
+        keras_model is built from the latest checkpoint on its first data. `save("m.keras")`
+        raises: a .keras file cannot carry the model_fn; use `export()` or `save_weights`.
 
         Example:
-            >>> est.train(input_fn, steps=100)
-            >>> model = est.keras_model
-            >>> model.fit(dataset, epochs=2, callbacks=[keras.callbacks.EarlyStopping()])
+            >>> est.train(input_fn, steps=20)
+            >>> est.keras_model.fit(dataset, steps_per_epoch=300)  # global step 320, saved
+            >>> est.evaluate(eval_input_fn)["global_step"]
+            320
         """
         model = self._runtime.model
-        if model is not None and not model.compiled:
+        if model is None:
+            try:
+                trained = self.latest_checkpoint() is not None
+            except ckpt_lib.BrokenCheckpointStateError:
+                trained = False
+            if not trained:
+                return None
+            model = self._runtime.model = self._runtime.build_model()
+        self._keras_road.attach(model)
+        if not model.compiled:
             model.compile()
+        model.built = True  # its variables are the model_fn's (or come on its first data)
         return model
 
     def eval_dir(self, name: str | None = None) -> str:
@@ -374,6 +393,8 @@ class Estimator:
             )
             step = runtime.global_step_value()
             runtime.training_starts_at(step)  # from here, model_dir keeps the event file
+            if saver is not None:
+                self._write_graph_files(saver, writer)
             runtime.model.train_call_start.assign(step)
             target = max_steps if max_steps is not None else step + steps if steps else None
             listeners = saver.listeners if saver is not None else []
@@ -411,6 +432,16 @@ class Estimator:
             saved = f"; the checkpoint for step {step} is in {saver.directory}" if saver else ""
             raise interrupt.stop_error(step, saved)
         return self
+
+    def _write_graph_files(self, saver: Any, writer: Any) -> None:
+        """model_dir's graph files as 2.15 wrote them when train() began: graph.pbtxt, the
+        graph in the event file (TensorBoard's graph tab), `.meta` files with each
+        checkpoint when RunConfig.checkpoint_save_graph_def (2.15's default)."""
+        step_graph = self._runtime.step_graph(ModeKeys.TRAIN)
+        saver.write_graph(step_graph, self._config.checkpoint_save_graph_def)
+        if writer is not None:
+            with writer.as_default():
+                tf.summary.graph(step_graph.graph_def)
 
     # -- evaluate ----------------------------------------------------------------------
     def evaluate(
@@ -510,9 +541,10 @@ class Estimator:
                 # tf.estimator reported the metrics' initial values in this case; so do we.
                 logger.warning("Evaluation ran no step: input_fn yielded no data.")
             # A metric's value may be a nested structure of tensors (tf.estimator kept it).
+            # 2.15's order: the metrics (loss among them) sorted by name, then global_step.
             results = {
-                key: tf.nest.map_structure(lambda t: t.numpy(), value)
-                for key, value in logs.items()
+                key: tf.nest.map_structure(lambda t: t.numpy(), logs[key])
+                for key in sorted(logs)
                 if key != HOOKS_KEY
             }
             results["global_step"] = runtime.global_step_value()

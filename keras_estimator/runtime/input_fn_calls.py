@@ -5,6 +5,7 @@ The dataset always yields `(features, labels)`, or `(features,)` when there are 
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 from collections.abc import Callable
@@ -25,16 +26,112 @@ _INPUT_FN_ARGS = ("mode", "params", "config", "input_context")
 _input_fn_lock = threading.Lock()
 
 
+class _Recovery:
+    """What one input_fn call did with v1 iterators: the datasets whose `get_next()` it
+    called, and the placeholders handed out for their elements, all in one scratch graph.
+
+    Operations the input_fn applies to those placeholders (casting, reshaping, building
+    dicts) are built into that graph too, as TensorFlow builds an op on graph tensors
+    even when executing eagerly; `dataset()` replays them in a `dataset.map`.
+    """
+
+    def __init__(self) -> None:
+        self.graph = tf.Graph()
+        self.datasets: list[tf.data.Dataset] = []
+        self.holders: dict[int, tuple[int, int, tf.Tensor]] = {}
+        # From the first get_next() to input_fn's return, the scratch graph is the default
+        # (graph mode): what input_fn builds on the elements goes into it, as in 2.15's graph.
+        self.in_graph = contextlib.ExitStack()
+
+    def placeholders_for(self, dataset: tf.data.Dataset) -> Any:
+        if not self.holders:
+            self.in_graph.enter_context(self.graph.as_default())
+        index = next((i for i, d in enumerate(self.datasets) if d is dataset), None)
+        if index is None:
+            index = len(self.datasets)
+            self.datasets.append(dataset)
+        with self.graph.as_default():
+            flat = tf.nest.flatten(dataset.element_spec)
+            holders = [
+                tf.compat.v1.placeholder(s.dtype, s.shape, name=f"iterator_{index}_element_{i}")
+                for i, s in enumerate(flat)
+            ]
+        for position, holder in enumerate(holders):
+            self.holders[id(holder)] = (index, position, holder)
+        return tf.nest.pack_sequence_as(dataset.element_spec, holders)
+
+    def needs_a_session(self) -> str | None:
+        """What input_fn built on the elements that only a TF1 session runs (queues and
+        their runners, variables, tables to initialise), or None."""
+        keys = tf.compat.v1.GraphKeys
+        for key in (keys.QUEUE_RUNNERS, keys.GLOBAL_VARIABLES, keys.LOCAL_VARIABLES,
+                    keys.TABLE_INITIALIZERS):  # fmt: skip
+            if self.graph.get_collection(key):
+                return key
+        return None
+
+    def dataset(self, result: Any) -> tf.data.Dataset | None:
+        """The dataset of what input_fn returned (None: it returned no iterator output)."""
+        leaves = tf.nest.flatten(result, expand_composites=True)
+        computed = [
+            leaf for leaf in leaves
+            if isinstance(leaf, tf.Tensor) and id(leaf) not in self.holders
+            and getattr(leaf, "graph", None) is self.graph
+        ]  # fmt: skip
+        held = [leaf for leaf in leaves if id(leaf) in self.holders]
+        if not held and not computed:
+            return None
+        for leaf in leaves:
+            graph = getattr(leaf, "graph", None) if isinstance(leaf, tf.Tensor) else None
+            if graph is not None and graph is not self.graph and not hasattr(leaf, "numpy"):
+                raise ValueError(
+                    "input_fn returned iterator.get_next() outputs together with a tensor of "
+                    f"another graph ({leaf!r:.100}). Expected everything it returns to come "
+                    "from its iterators, from operations on their outputs, or constants. "
+                    "Fix: build it inside input_fn, or in dataset.map(...). "
+                    f"Received: input_fn()={result!r:.200}"
+                )
+        graph_def = self.graph.as_graph_def() if computed else None
+        specs = [d.element_spec for d in self.datasets]
+        source = self.datasets[0] if len(self.datasets) == 1 else tf.data.Dataset.zip(
+            tuple(self.datasets))  # fmt: skip
+
+        def replay(*args: Any) -> Any:
+            if len(self.datasets) == 1:
+                elements = [args if isinstance(specs[0], tuple) else args[0]]
+            else:
+                elements = list(args)
+            flat = [tf.nest.flatten(element) for element in elements]
+            values = {}
+            if computed:
+                input_map = {holder.name: flat[d][i] for d, i, holder in self.holders.values()}
+                outputs = tf.graph_util.import_graph_def(
+                    graph_def, input_map=input_map, return_elements=[t.name for t in computed],
+                    name="input_fn",
+                )  # fmt: skip
+                values = {id(t): out for t, out in zip(computed, outputs)}
+            out = []
+            for leaf in leaves:
+                if id(leaf) in self.holders:
+                    d, i, _ = self.holders[id(leaf)]
+                    out.append(flat[d][i])
+                else:
+                    out.append(values.get(id(leaf), leaf))
+            return tf.nest.pack_sequence_as(result, out, expand_composites=True)
+
+        return source.map(replay)
+
+
 class _RecoveredIterator:
     """Stands in for a v1 iterator made inside input_fn; remembers its dataset.
 
-    `get_next()` hands out placeholder tensors from a scratch graph; when input_fn returns
-    them (in any nesting) we map them back onto the dataset's elements.
+    `get_next()` hands out placeholder tensors of the call's scratch graph; what input_fn
+    returns from them (unchanged or post-processed) becomes a map over the dataset.
     """
 
-    def __init__(self, dataset: tf.data.Dataset, registry: dict) -> None:
+    def __init__(self, dataset: tf.data.Dataset, recovery: _Recovery) -> None:
         self._dataset = dataset
-        self._registry = registry
+        self._recovery = recovery
         self.initializer = tf.no_op() if not tf.executing_eagerly() else None
 
     @property
@@ -45,55 +142,24 @@ class _RecoveredIterator:
     output_shapes = property(lambda self: tf.compat.v1.data.get_output_shapes(self._dataset))
 
     def get_next(self, name: str | None = None) -> Any:
-        graph = tf.Graph()
-        with graph.as_default():
-            flat = tf.nest.flatten(self._dataset.element_spec)
-            holders = [
-                tf.compat.v1.placeholder(s.dtype, s.shape, name=f"iterator_element_{i}")
-                for i, s in enumerate(flat)
-            ]
-        for index, holder in enumerate(holders):
-            self._registry[id(holder)] = (self._dataset, index, holder)
-        return tf.nest.pack_sequence_as(self._dataset.element_spec, holders)
+        return self._recovery.placeholders_for(self._dataset)
 
     def make_initializer(self, dataset: Any, name: str | None = None) -> Any:
         return self.initializer
 
 
-def _call_with_recovered_iterators(input_fn: Callable, kwargs: dict) -> tuple[Any, dict]:
+def _call_with_recovered_iterators(input_fn: Callable, kwargs: dict, recovery: _Recovery) -> Any:
     """Calls input_fn with v1 iterator constructors returning `_RecoveredIterator`s."""
-    registry: dict = {}
 
     def make(dataset: Any, *args: Any, **kw: Any) -> _RecoveredIterator:
-        return _RecoveredIterator(dataset, registry)
+        return _RecoveredIterator(dataset, recovery)
 
-    # One input_fn at a time: the replacement closes over this call's registry.
+    # One input_fn at a time: the replacement closes over this call's recovery.
     with _input_fn_lock, v1_iterators_made_by(make):
-        result = input_fn(**kwargs)
-    return result, registry
-
-
-def _from_recovered(result: Any, registry: dict) -> tf.data.Dataset | None:
-    """Maps a structure of placeholders from `_RecoveredIterator.get_next()` to a dataset."""
-    leaves = tf.nest.flatten(result)
-    found = [registry.get(id(leaf)) for leaf in leaves]
-    if not any(found):
-        return None
-    if not all(found) or len({id(f[0]) for f in found}) != 1:
-        raise ValueError(
-            "input_fn returned a mix of iterator.get_next() outputs and other values. "
-            "Expected it to return iterator.get_next() (or its parts) unchanged, or the "
-            "dataset itself. Fix: move transformations into dataset.map(...). "
-            f"Received: input_fn()={result!r:.200}"
-        )
-    dataset = found[0][0]
-    indices = [f[1] for f in found]
-
-    def restructure(*element: Any) -> Any:
-        flat = tf.nest.flatten(element if len(element) > 1 else element[0])
-        return tf.nest.pack_sequence_as(result, [flat[i] for i in indices])
-
-    return dataset.map(restructure)
+        try:
+            return input_fn(**kwargs)
+        finally:
+            recovery.in_graph.close()
 
 
 class InputFnResultError(TypeError, ValueError):
@@ -211,15 +277,29 @@ def call_input_fn(
         kwargs["config"] = config
     if "input_context" in names:
         kwargs["input_context"] = input_context
+    recovery = _Recovery()
     try:
-        result, registry = _call_with_recovered_iterators(input_fn, kwargs)
-    except RuntimeError as error:
-        if not needs_a_graph(error):
+        result = _call_with_recovered_iterators(input_fn, kwargs, recovery)
+    except Exception as error:
+        if needs_a_graph(error):
+            # Queues and QueueRunners (before tf.data): the input_fn runs in a graph of its own.
+            dataset, _ = dataset_from_queue_input(input_fn, kwargs)
+            return dataset
+        if not recovery.holders:
             raise
-        # Queues and QueueRunners (before tf.data): the input_fn runs in a graph of its own.
+        # Post-processing of iterator outputs that cannot be built on placeholders while
+        # executing eagerly: run input_fn in a graph of its own, as tf.estimator did.
+        logger.info("input_fn post-processes iterator outputs in a way that needs a graph "
+                    "(%s): running it in a graph and session of its own.", error)  # fmt: skip
         dataset, _ = dataset_from_queue_input(input_fn, kwargs)
         return dataset
-    recovered = _from_recovered(result, registry) if registry else None
+    needs = recovery.needs_a_session() if recovery.holders else None
+    if needs is not None:
+        logger.info("input_fn builds %s on iterator outputs: running it in a graph and session "
+                    "of its own, as tf.estimator did.", needs)  # fmt: skip
+        dataset, _ = dataset_from_queue_input(input_fn, kwargs)
+        return dataset
+    recovered = recovery.dataset(result) if recovery.holders else None
     if recovered is not None:
         result = recovered
     if result is None:

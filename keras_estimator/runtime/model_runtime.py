@@ -17,6 +17,7 @@ from typing import Any
 import tensorflow as tf
 
 from keras_estimator.checkpoint import checkpoint_files as ckpt_lib
+from keras_estimator.checkpoint.graph_files import StepGraph
 from keras_estimator.checkpoint.init_from_checkpoint import apply_checkpoint_initializers
 from keras_estimator.checkpoint.warm_start import warm_start
 from keras_estimator.compat.v1_layers_install import install_v1_layers
@@ -64,6 +65,8 @@ class ModelRuntime:
         self._loops: dict[Any, tuple] = {}
         self._writers: dict[str, tf.summary.SummaryWriter] = {}
         self._started_at: int | None = None  # the global step the current train() began at
+        self._step_graphs: dict[str, tf.Graph | None] = {}  # the last traced graph per mode
+        self._tf1_graphs: dict[int, StepGraph] = {}  # by id of the traced graph
 
     def use_strategy(self, strategy: tf.distribute.Strategy, modes: frozenset) -> None:
         """Runs `modes` under `strategy` from now on (TPUEstimator's TPUStrategy)."""
@@ -232,6 +235,10 @@ class ModelRuntime:
                 if mode != ModeKeys.PREDICT:
                     loop.get_concrete_function(iterator_spec(dataset), tf.TensorSpec([], tf.int64))
                 runner.step_ops = loop.step_ops
+                ops = loop.step_ops
+                self._step_graphs[mode] = (
+                    traced.graph if traced is not None else (ops[0].graph if ops else None)
+                )
         finally:
             model.hook_runner = None
         used.add("global_step")
@@ -297,6 +304,24 @@ class ModelRuntime:
         """Summary writers the model_fn made (a host_call's, say) flush when a call ends."""
         for writer in self.model.store.summary_writers:
             writer.flush()
+
+    def step_graph(self, mode: str) -> StepGraph:
+        """The TF1 graph of `mode`'s last traced step over the model's variables (what
+        graph.pbtxt and the .meta files hold); built once per trace."""
+        traced = self._step_graphs.get(mode)
+        key = id(traced)
+        graph = self._tf1_graphs.get(key)
+        if graph is None:
+            variables = self.model.store.global_variables()
+            try:
+                graph = StepGraph(traced, variables)
+            except (ValueError, TypeError, tf.errors.OpError) as exc:
+                # The variables and their Saver still make a restorable .meta.
+                logger.warning("graph.pbtxt / .meta hold the variables only: the traced "
+                               "step could not be rebuilt as a TF1 graph (%s).", exc)  # fmt: skip
+                graph = StepGraph(None, variables)
+            self._tf1_graphs = {key: graph}  # only the newest: a retrace replaces it
+        return graph
 
     def global_step_value(self) -> int:
         return int(self.model.global_step.numpy())

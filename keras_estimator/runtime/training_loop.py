@@ -60,6 +60,7 @@ class ListenedSaver:
     ) -> None:
         self._writer, self.listeners, self._session = writer, listeners, session
         self.save_steps, self.save_secs = save_steps, save_secs
+        self._graph_pending: Any = None  # a StepGraph whose graph.pbtxt the next save writes
 
     @property
     def directory(self) -> str:
@@ -70,10 +71,20 @@ class ListenedSaver:
         for listener in self.listeners:
             listener.before_save(self._session, step)
         self._writer.save(step)
+        if self._graph_pending is not None:
+            self._graph_pending.write_graph_pbtxt(self.directory)
+            self._graph_pending = None
         stop = False
         for listener in self.listeners:
             stop = bool(listener.after_save(self._session, step)) or stop
         return stop
+
+    def write_graph(self, step_graph: Any, with_meta: bool) -> None:
+        """`graph.pbtxt` in the checkpoint directory once this call's first save is written
+        (a call that fails before leaves model_dir as it was) and, `with_meta`, a `.meta`
+        with every checkpoint."""
+        self._graph_pending = step_graph
+        self._writer.meta_graph = step_graph.meta_graph if with_meta else None
 
     def end(self, step: int) -> None:
         for listener in self.listeners:

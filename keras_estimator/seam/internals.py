@@ -91,6 +91,9 @@ def _expectations() -> list[tuple[str, bool]]:
         ("keras.Variable._value", "_value" in _sets(keras.Variable._initialize)),
         ("keras.optimizers.Optimizer._learning_rate",
          "_learning_rate" in _mro_sets(keras.optimizers.Optimizer, "__init__")),
+        ("keras.optimizers.Optimizer._iterations / iterations (a property)",
+         "_iterations" in _mro_sets(keras.optimizers.Optimizer, "__init__")
+         and isinstance(getattr(keras.optimizers.Optimizer, "iterations", None), property)),
         ("keras.metrics.Metric.add_variable", hasattr(keras.metrics.Metric, "add_variable")),
         ("DatasetV1.make_one_shot_iterator / make_initializable_iterator",
          hasattr(_dataset_ops.DatasetV1, "make_one_shot_iterator")
@@ -172,6 +175,33 @@ def keras_variable_backing(variable: Any) -> Any:
 def keras_optimizer_learning_rate(optimizer: keras.optimizers.Optimizer) -> Any:
     """A Keras optimizer's learning rate as given: a variable or a LearningRateSchedule."""
     return optimizer._learning_rate
+
+
+@contextlib.contextmanager
+def keras_optimizers_as_in_tf1_graph(
+    apply_gradients: Callable[..., Any], minimize: Callable[..., Any]
+) -> Iterator[None]:
+    """Inside, Keras 3 optimizers have tf.keras 2's graph-mode surface: `apply_gradients`
+    is `apply_gradients(optimizer, grads_and_vars, original)` (`original(optimizer, pairs)`
+    is Keras 3's own), `minimize(optimizer, loss, var_list, ...)` exists, and
+    `optimizer.iterations = variable` is allowed (the canned estimators set the global
+    step there). Outside, Keras 3's own methods are back."""
+    cls = keras.optimizers.Optimizer
+    original_apply = cls.apply_gradients
+    iterations = cls.iterations
+
+    def set_iterations(self: Any, variable: Any) -> None:
+        self._iterations = variable
+
+    def apply(self: Any, grads_and_vars: Any, *args: Any, **kwargs: Any) -> Any:
+        return apply_gradients(self, grads_and_vars, original_apply, *args, **kwargs)
+
+    with (
+        patched(cls, "apply_gradients", apply),
+        patched(cls, "minimize", minimize),
+        patched(cls, "iterations", property(iterations.fget, set_iterations)),
+    ):
+        yield
 
 
 # -- tracing -------------------------------------------------------------------------------

@@ -67,7 +67,102 @@ def test_keras_model_continues_with_fit_evaluate_predict(tmp_path, toy_data):
     predictions = model.predict(tf.data.Dataset.from_tensor_slices({"x": x[:5]}).batch(5),
                                 verbose=0)  # fmt: skip
     assert predictions["probabilities"].shape == (5, 3)
-    assert est.latest_checkpoint().endswith("-20")  # Keras training does not write model_dir
+    assert est.latest_checkpoint().endswith("-30")  # Keras training is saved to model_dir
+
+
+def _keras_data(x, y, batch=16):
+    return tf.data.Dataset.from_tensor_slices(({"x": x}, y)).batch(batch)
+
+
+def test_keras_fit_is_saved_and_the_estimator_counts_on_from_it(tmp_path, toy_data):
+    """The issue's Done-when: train, fit with Keras, then evaluate() and train() see it."""
+    x, y = toy_data
+    est = make_estimator(tmp_path)
+    est.train(dataset_input_fn(x, y, 16, repeat=True), steps=20)
+    at_20 = est.evaluate(dataset_input_fn(x, y, 64))
+    est.keras_model.fit(_keras_data(x, y).repeat(), steps_per_epoch=300, verbose=0)
+    keras_loss = est.keras_model.evaluate(_keras_data(x, y, 64), verbose=0, return_dict=True)
+    assert est.latest_checkpoint() == os.path.join(str(tmp_path), "model.ckpt-320")
+    assert os.path.exists(os.path.join(str(tmp_path), "model.ckpt-320.meta"))
+    after_fit = est.evaluate(dataset_input_fn(x, y, 64))
+    assert after_fit["global_step"] == 320
+    assert after_fit["loss"] < at_20["loss"] * 0.7  # the Keras-trained weights
+    np.testing.assert_allclose(after_fit["loss"], keras_loss["loss"], rtol=1e-5)
+    est.train(dataset_input_fn(x, y, 16, repeat=True), steps=10)
+    assert est.get_variable_value("global_step") == 330
+    assert est.evaluate(dataset_input_fn(x, y, 64))["global_step"] == 330
+
+
+def test_interrupted_fit_keeps_the_steps_it_ran(tmp_path, toy_data):
+    x, y = toy_data
+    est = make_estimator(tmp_path)
+    est.train(dataset_input_fn(x, y, 16, repeat=True), steps=5)
+
+    class Interrupt(keras.callbacks.Callback):
+        def on_train_batch_end(self, batch, logs=None):
+            if batch == 6:
+                raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        est.keras_model.fit(_keras_data(x, y).repeat(), steps_per_epoch=50, verbose=0,
+                            callbacks=[Interrupt()])  # fmt: skip
+    assert est.latest_checkpoint().endswith("-12")  # 5 + the 7 Keras steps that ran
+
+
+def test_keras_saving_callbacks_summary_and_export(tmp_path, toy_data):
+    x, y = toy_data
+    est = make_estimator(tmp_path / "model")
+    est.train(dataset_input_fn(x, y, 16, repeat=True), steps=10)
+    model = est.keras_model
+    # summary(): the model_fn's variables and real parameter counts (8*16+16 + 16*3+3).
+    lines = []
+    model.summary(print_fn=lines.append)
+    assert "Trainable params: 195" in lines and any("dense/kernel/Adam" in x for x in lines)
+    in_checkpoint = sum(int(np.prod(shape)) for name, shape in
+                        tf.train.list_variables(est.latest_checkpoint()))  # fmt: skip
+    assert f"Total params: {in_checkpoint:,}" in lines
+    # ModelCheckpoint (weights) and BackupAndRestore run inside fit.
+    weights = str(tmp_path / "epoch{epoch}.weights.h5")
+    backup = str(tmp_path / "backup")
+    callbacks = [keras.callbacks.ModelCheckpoint(weights, save_weights_only=True),
+                 keras.callbacks.BackupAndRestore(backup)]  # fmt: skip
+    model.fit(_keras_data(x, y).repeat(), steps_per_epoch=5, epochs=2, verbose=0,
+              callbacks=callbacks)  # fmt: skip
+    assert os.path.exists(tmp_path / "epoch1.weights.h5")
+    assert os.path.exists(tmp_path / "epoch2.weights.h5")
+    # save_weights / load_weights bring back every variable (the global step too).
+    kernel = est.get_variable_value("dense/kernel")
+    model.load_weights(str(tmp_path / "epoch1.weights.h5"))
+    assert int(model.global_step.numpy()) == 15
+    model.load_weights(str(tmp_path / "epoch2.weights.h5"))
+    assert int(model.global_step.numpy()) == 20
+    np.testing.assert_allclose(model.store.variables["dense/kernel"].numpy(), kernel)
+    # A .keras file cannot carry a model_fn: the error names export().
+    with pytest.raises(NotImplementedError, match=r"export\("):
+        model.save(str(tmp_path / "m.keras"))
+    # export(): a SavedModel plain TensorFlow serves, giving predict()'s results.
+    model.export(str(tmp_path / "served"))
+    serve = tf.saved_model.load(str(tmp_path / "served")).signatures["serving_default"]
+    served = serve(x=tf.constant(x[:4]))["probabilities"].numpy()
+    want = [p["probabilities"] for p in est.predict(
+        lambda: tf.data.Dataset.from_tensor_slices({"x": x[:4]}).batch(4))]  # fmt: skip
+    np.testing.assert_allclose(served, np.array(want), rtol=1e-5, atol=1e-6)
+
+
+def test_keras_model_of_a_new_estimator_over_a_trained_model_dir(tmp_path, toy_data):
+    x, y = toy_data
+    trained = make_estimator(tmp_path)
+    trained.train(dataset_input_fn(x, y, 16, repeat=True), steps=30)
+    want = trained.evaluate(dataset_input_fn(x, y, 64))
+    fresh = make_estimator(tmp_path)
+    model = fresh.keras_model
+    assert isinstance(model, keras.Model)  # built from the checkpoint on its first data
+    got = model.evaluate(_keras_data(x, y, 64), verbose=0, return_dict=True)
+    np.testing.assert_allclose(got["accuracy"], want["accuracy"], rtol=1e-6)
+    assert int(model.global_step.numpy()) == 30
+    model.fit(_keras_data(x, y).repeat(), steps_per_epoch=4, verbose=0)
+    assert fresh.evaluate(dataset_input_fn(x, y, 64))["global_step"] == 34
+    assert make_estimator(tmp_path / "empty").keras_model is None  # nothing trained there
 
 
 def test_compact_reprs_show_what_differs_from_defaults(tmp_path):

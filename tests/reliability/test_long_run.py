@@ -42,8 +42,9 @@ def _expected_checkpoint_files(tier, step):
     saved = list(range(0, step + 1, tier.save_steps))  # the first train() also saves step 0
     names = set()
     for kept in saved[-tier.keep_max :]:
-        names |= {f"model.ckpt-{kept}.index", f"model.ckpt-{kept}.data-00000-of-00001"}
-    return names
+        suffixes = ("index", "data-00000-of-00001", "meta")
+        names |= {f"model.ckpt-{kept}.{suffix}" for suffix in suffixes}
+    return names | {"graph.pbtxt"}  # as 2.15 left model_dir (checkpoint_save_graph_def)
 
 
 def _expected_loss_steps(tier, step):
@@ -95,12 +96,13 @@ def test_long_run_memory_files_and_event_files_stay_bounded(tmp_path, tier):
         assert c["global_step"] == step
         files = set(c["files"])
         events = {n for n in files if n.startswith("events.out.tfevents")}
-        # checkpoint state + keep_checkpoint_max x (.index + .data) + one event file
+        # checkpoint state + keep_checkpoint_max x (.index + .data + .meta) + graph.pbtxt +
+        # one event file
         assert files == {"checkpoint"} | events | _expected_checkpoint_files(tier, step), (
             c["chunk"],
             sorted(files),
         )
-        assert len(files) <= 2 * tier.keep_max + 2
+        assert len(files) <= 3 * tier.keep_max + 3
         # One Estimator writes one event file for the whole run.
         assert len(events) == 1, sorted(events)
         assert event_names is None or events == event_names

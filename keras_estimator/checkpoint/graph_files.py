@@ -1,0 +1,98 @@
+"""model_dir's graph files as tf.estimator 2.15 left them: `graph.pbtxt` and the `.meta`
+MetaGraphDef written with each checkpoint.
+
+keras_estimator traces the model_fn into a tf.function graph whose variables are
+captured handles. `StepGraph` rebuilds it as a TF1 graph: one resource variable per
+checkpointed variable (VarHandleOp with its TF1 name), the traced step imported with its
+captured handles mapped onto them, and a `tf.compat.v1.train.Saver` over the checkpoint's
+names. `graph.pbtxt` is its GraphDef as text (TensorBoard's graph view, tools that read
+it); the MetaGraphDef is usable by `tf.compat.v1.train.import_meta_graph` followed by
+`saver.restore(session, checkpoint)` in a TF1 session, as 2.15's were.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from typing import Any
+
+import tensorflow as tf
+
+from keras_estimator.utils.log import quiet_tf_warning
+
+logger = logging.getLogger("keras_estimator")
+
+GRAPH_FILE = "graph.pbtxt"
+
+
+def _handles(variable: Any) -> list[Any]:
+    """The eager resource handles behind a variable (one per replica if distributed)."""
+    values = getattr(variable, "values", None)
+    parts = list(values) if isinstance(values, tuple) else [variable]
+    return [part.handle for part in parts if hasattr(part, "handle")]
+
+
+class StepGraph:
+    """The TF1 graph of one traced step over the checkpoint's variables (see module doc)."""
+
+    def __init__(self, step_graph: tf.Graph | None, variables: dict[str, tf.Variable]) -> None:
+        graph = tf.Graph()
+        with graph.as_default():
+            made = {}
+            for name, variable in sorted(variables.items()):
+                base = getattr(variable, "values", None)
+                first = base[0] if isinstance(base, tuple) else variable
+                made[name] = tf.compat.v1.get_variable(
+                    name, shape=first.shape, dtype=first.dtype.base_dtype,
+                    trainable=bool(first.trainable), use_resource=True,
+                    initializer=tf.compat.v1.zeros_initializer(),
+                )  # fmt: skip
+            self.imported = step_graph is not None and self._import(step_graph, variables, made)
+            with quiet_tf_warning("Saver is deprecated"):
+                self._saver = tf.compat.v1.train.Saver(var_list=made, sharded=False)
+        self.graph = graph
+        self.graph_def = graph.as_graph_def(add_shapes=True)
+        self._meta: bytes | None = None
+
+    @staticmethod
+    def _import(step_graph: tf.Graph, variables: dict, made: dict) -> bool:
+        """Imports the traced step, its captured variable handles fed by `made`'s."""
+        names = {id(h): name for name, v in variables.items() for h in _handles(v)}
+        input_map = {}
+        for external, internal in getattr(step_graph, "captures", ()):
+            name = names.get(id(external))
+            if name is not None:
+                input_map[internal.name] = made[name].handle
+        try:
+            tf.graph_util.import_graph_def(
+                step_graph.as_graph_def(add_shapes=True), input_map=input_map, name="step"
+            )
+        except (ValueError, TypeError, tf.errors.OpError) as exc:
+            logger.debug("The traced step is left out of graph.pbtxt / .meta: %s", exc)
+            return False
+        return True
+
+    def meta_graph(self) -> bytes:
+        """The serialized MetaGraphDef (built once)."""
+        if self._meta is None:
+            with self.graph.as_default():
+                meta = self._saver.export_meta_graph(clear_devices=True, strip_default_attrs=True)
+            self._meta = meta.SerializeToString()
+        return self._meta
+
+    def write_graph_pbtxt(self, model_dir: str) -> str:
+        """Writes `graph.pbtxt` atomically (tf.io.write_graph writes a temporary, renames)."""
+        return tf.io.write_graph(self.graph_def, model_dir, GRAPH_FILE, as_text=True)
+
+
+def write_atomically(path: str, data: bytes) -> None:
+    """`path` holds `data` or is untouched: written to `<path>.tempstate<n>`, then renamed."""
+    temp = f"{path}.tempstate{random.getrandbits(63)}"
+    try:
+        with tf.io.gfile.GFile(temp, "wb") as f:
+            f.write(data)
+        tf.io.gfile.rename(temp, path, overwrite=True)
+    except BaseException:
+        if tf.io.gfile.exists(temp):
+            tf.io.gfile.remove(temp)
+        raise

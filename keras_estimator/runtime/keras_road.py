@@ -1,0 +1,135 @@
+"""The Keras road: `est.keras_model` shares its variables and model_dir with the Estimator.
+
+Keras-side training (`fit`, `train_on_batch`) ends with a checkpoint written to model_dir
+in the tf.estimator layout at the model's global step, also when it is interrupted: the
+Estimator's next `evaluate()` / `train()` restores it and counts on from that step, so no
+Keras step is lost. On an Estimator made over a trained model_dir, the model's first data
+traces the model_fn and restores the latest checkpoint. `export(path)` writes a SavedModel
+of the PREDICT graph, as `export_saved_model` does, to exactly `path`.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import uuid
+from typing import Any
+
+import tensorflow as tf
+
+from keras_estimator.checkpoint import checkpoint_files as ckpt_lib
+from keras_estimator.export.receivers import (
+    ServingInputReceiver,
+    build_raw_serving_input_receiver_fn,
+)
+from keras_estimator.runtime.saved_model_export import write_saved_model
+from keras_estimator.spec.mode_keys import ModeKeys
+
+logger = logging.getLogger("keras_estimator")
+
+
+def _dataset_of(x: Any, y: Any) -> tf.data.Dataset:
+    """What Keras will feed, as a dataset (for its structure and specs only)."""
+    if isinstance(x, tf.data.Dataset):
+        return x
+    element = x if y is None else (x, y)
+    return tf.data.Dataset.from_tensor_slices(element).batch(2)
+
+
+class KerasRoad:
+    """Connects an Estimator's `EstimatorModel` to its model_dir (see the module doc)."""
+
+    def __init__(self, runtime: Any) -> None:
+        self._runtime = runtime
+
+    def attach(self, model: Any) -> None:
+        model.road = self
+
+    def build(self, model: Any, x: Any, y: Any) -> None:
+        """Traces the model_fn for this data and restores model_dir's latest checkpoint."""
+        runtime = self._runtime
+        checkpoint = runtime.latest_checkpoint()
+        if x is None or model is not runtime.model:
+            raise ValueError(
+                "This keras_model is made from the checkpoint in model_dir and is built on its "
+                "first data: the model_fn creates its variables when it sees the features. "
+                "Fix: call fit / evaluate / predict on it first (or train() the Estimator). "
+                f"Received: model_dir={runtime.model_dir!r}, checkpoint={checkpoint!r}"
+            )
+        dataset = _dataset_of(x, y)
+        spec = dataset.element_spec
+        mode = ModeKeys.TRAIN if isinstance(spec, tuple) and len(spec) == 2 else ModeKeys.PREDICT
+        if mode == ModeKeys.PREDICT and not (isinstance(spec, tuple) and len(spec) == 1):
+            dataset = dataset.map(lambda *element: element)
+        with runtime.scope(mode):
+            runtime.prepare(mode, dataset, checkpoint)
+        logger.info("keras_model built for %s and restored from %s.", mode, checkpoint)
+
+    def save_keras_training(self, model: Any) -> str | None:
+        """Saves the variables to model_dir when Keras trained past the latest checkpoint."""
+        runtime = self._runtime
+        if model is not runtime.model or not model.store.global_variables().keys() - {
+            "global_step"
+        }:
+            return None
+        step = runtime.global_step_value()
+        latest = runtime.latest_checkpoint()
+        saved = int(tf.train.load_variable(latest, "global_step")) if latest else None
+        if saved == step:
+            return None
+        config = runtime.config
+        if not config.is_chief:
+            logger.warning("Keras training of step %d is not saved: only the chief writes "
+                           "model_dir.", step)  # fmt: skip
+            return None
+        tf.io.gfile.makedirs(runtime.model_dir)
+        writer = ckpt_lib.CheckpointWriter(
+            runtime.model_dir, model.store.global_variables(), config.keep_checkpoint_max,
+            config.keep_checkpoint_every_n_hours,
+        )  # fmt: skip
+        if config.checkpoint_save_graph_def:
+            writer.meta_graph = runtime.step_graph(ModeKeys.TRAIN).meta_graph
+        path = writer.save(step)
+        logger.info("Keras training saved to %s (global step %d).", path, step)
+        return path
+
+    def export(self, model: Any, filepath: str, input_signature: Any) -> str:
+        """A SavedModel of the PREDICT graph at `filepath`, from the current weights."""
+        runtime = self._runtime
+        features = input_signature if input_signature is not None else model.features_spec
+        if features is None:
+            raise ValueError(
+                "export() needs the features' specs: this model has not seen data yet. "
+                "Fix: pass input_signature={'x': tf.TensorSpec([None, 8])} (the features), or "
+                "call fit / evaluate / predict first. Received: input_signature=None"
+            )
+        self.save_keras_training(model)
+
+        raw = build_raw_serving_input_receiver_fn(
+            features if isinstance(features, dict) else {"input": features}
+        )
+
+        def receiver_fn() -> ServingInputReceiver:
+            receiver = raw()
+            if isinstance(features, dict):
+                return receiver
+            return ServingInputReceiver(receiver.features["input"], receiver.receiver_tensors)
+
+        if tf.io.gfile.exists(filepath) and tf.io.gfile.listdir(filepath):
+            raise FileExistsError(
+                f"export() writes a new SavedModel directory, and {filepath!r} exists and is "
+                f"not empty. Fix: export to a new path. Received: filepath={filepath!r}"
+            )
+        parent = os.path.dirname(os.path.abspath(filepath))
+        base = os.path.join(parent, f".keras_estimator_export_{uuid.uuid4().hex}")
+        try:
+            written = write_saved_model(runtime, base, receiver_fn, None, False, None,
+                                        ModeKeys.PREDICT)  # fmt: skip
+            if tf.io.gfile.exists(filepath):
+                tf.io.gfile.rmtree(filepath)  # an empty directory
+            tf.io.gfile.rename(os.fsdecode(written), filepath)
+        finally:
+            if tf.io.gfile.exists(base):
+                tf.io.gfile.rmtree(base)
+        logger.info("Exported the PREDICT graph to %s.", filepath)
+        return filepath

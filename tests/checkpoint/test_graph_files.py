@@ -1,0 +1,98 @@
+"""model_dir as tf.estimator 2.15 left it: graph.pbtxt, the graph in the event file,
+`.meta` files with the checkpoints (RunConfig.checkpoint_save_graph_def), evaluation
+results in 2.15's key order."""
+
+import os
+
+import numpy as np
+import tensorflow as tf
+from google.protobuf import text_format
+from helpers import classifier_model_fn, dataset_input_fn, make_estimator
+
+import keras_estimator as estimator
+from keras_estimator.checkpoint.checkpoint_files import CheckpointWriter
+
+
+def _train(model_dir, toy_data, **config):
+    x, y = toy_data
+    est = make_estimator(model_dir, save_checkpoints_steps=5, keep_checkpoint_max=2, **config)
+    return est.train(dataset_input_fn(x, y, 16, repeat=True), steps=12)
+
+
+def test_graph_pbtxt_meta_files_and_their_garbage_collection(tmp_path, toy_data):
+    est = _train(tmp_path, toy_data)
+    names = sorted(os.listdir(tmp_path))
+    checkpoints = [n for n in names if n.startswith("model.ckpt")]
+    # keep_checkpoint_max=2 removed steps 0 and 5 with their .meta files.
+    assert checkpoints == [
+        "model.ckpt-10.data-00000-of-00001", "model.ckpt-10.index", "model.ckpt-10.meta",
+        "model.ckpt-12.data-00000-of-00001", "model.ckpt-12.index", "model.ckpt-12.meta",
+    ]  # fmt: skip
+    assert "graph.pbtxt" in names and not [n for n in names if "temp" in n]
+    with open(tmp_path / "graph.pbtxt") as f:
+        graph_def = text_format.Parse(f.read(), tf.compat.v1.GraphDef())
+    nodes = {node.name: node for node in graph_def.node}
+    assert nodes["dense/kernel"].op == "VarHandleOp" and nodes["global_step"].op == "VarHandleOp"
+    # The traced train step is in it, reading the TF1-named variables.
+    reads = [n for n in graph_def.node if n.name.startswith("step/") and n.op == "ReadVariableOp"]
+    assert any(n.input[0] == "dense/kernel" for n in reads)
+    # TensorBoard's graph tab reads the graph from the event file.
+    events = [n for n in names if n.startswith("events.out.tfevents")]
+    graphs = [e for name in events for e in tf.compat.v1.train.summary_iterator(
+        str(tmp_path / name)) if e.graph_def]  # fmt: skip
+    assert graphs
+    assert est.latest_checkpoint().endswith("-12")
+
+
+def test_meta_graph_restores_the_checkpoint_in_a_tf1_session(tmp_path, toy_data):
+    est = _train(tmp_path, toy_data)
+    checkpoint = est.latest_checkpoint()
+    graph = tf.Graph()
+    with graph.as_default(), tf.compat.v1.Session(graph=graph) as session:
+        saver = tf.compat.v1.train.import_meta_graph(checkpoint + ".meta")
+        saver.restore(session, checkpoint)
+        values = {v.op.name: session.run(v) for v in tf.compat.v1.global_variables()}
+    assert set(values) == set(est.get_variable_names())
+    for name, value in values.items():
+        np.testing.assert_array_equal(value, est.get_variable_value(name))
+    assert values["global_step"] == 12
+
+
+def test_no_meta_files_without_checkpoint_save_graph_def(tmp_path, toy_data):
+    _train(tmp_path, toy_data, checkpoint_save_graph_def=False)
+    names = os.listdir(tmp_path)
+    assert "graph.pbtxt" in names  # 2.15 wrote it either way
+    assert not [n for n in names if n.endswith(".meta")]
+    assert "model.ckpt-12.index" in names
+
+
+def test_a_meta_write_cut_short_is_cleaned_up(tmp_path):
+    leftover = tmp_path / "model.ckpt-3.meta.tempstate123456"
+    leftover.write_bytes(b"partial")
+    variable = tf.Variable(1.0)
+    writer = CheckpointWriter(str(tmp_path), {"v": variable}, 5, None)
+    assert not leftover.exists()
+    writer.meta_graph = lambda: b"meta"
+    path = writer.save(7)
+    with open(path + ".meta", "rb") as f:
+        assert f.read() == b"meta"
+
+
+def test_evaluate_results_in_the_order_tf_estimator_2_15_returned(tmp_path, toy_data):
+    x, y = toy_data
+
+    def model_fn(features, labels, mode, params):
+        spec = classifier_model_fn(features, labels, mode, params)
+        if mode != estimator.ModeKeys.EVAL:
+            return spec
+        mean = tf.compat.v1.metrics.mean(spec.loss)
+        ops = {"zacc": spec.eval_metric_ops["accuracy"], "amean": mean, "mid": mean}
+        return estimator.EstimatorSpec(mode, loss=spec.loss, eval_metric_ops=ops)
+
+    est = make_estimator(tmp_path, model_fn)
+    est.train(dataset_input_fn(x, y, 16, repeat=True), steps=2)
+    # What tf.estimator 2.15.0 returned for these eval_metric_ops (checked with it): the
+    # metrics and the loss sorted by name, then global_step.
+    assert list(est.evaluate(dataset_input_fn(x, y, 64))) == [
+        "amean", "loss", "mid", "zacc", "global_step"
+    ]  # fmt: skip
