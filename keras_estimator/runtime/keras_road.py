@@ -18,6 +18,7 @@ from typing import Any
 import tensorflow as tf
 
 from keras_estimator.checkpoint import checkpoint_files as ckpt_lib
+from keras_estimator.checkpoint.model_dir_lock import hold_training_lock
 from keras_estimator.export.receivers import (
     ServingInputReceiver,
     build_raw_serving_input_receiver_fn,
@@ -89,7 +90,10 @@ class KerasRoad:
         )  # fmt: skip
         if config.checkpoint_save_graph_def:
             writer.meta_graph = runtime.step_graph(ModeKeys.TRAIN).meta_graph
-        path = writer.save(step)
+        # A trainer of model_dir in another process (or Estimator) must not be overwritten:
+        # the save takes model_dir's lock as train() does (ModelDirLockedError names it).
+        with hold_training_lock(runtime.model_dir, is_chief=True):
+            path = writer.save(step)
         logger.info("Keras training saved to %s (global step %d).", path, step)
         return path
 

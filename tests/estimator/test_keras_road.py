@@ -93,6 +93,22 @@ def test_keras_fit_is_saved_and_the_estimator_counts_on_from_it(tmp_path, toy_da
     assert est.evaluate(dataset_input_fn(x, y, 64))["global_step"] == 330
 
 
+def test_keras_training_is_not_saved_over_another_trainer(tmp_path, toy_data):
+    """model_dir's lock, held by a trainer, refuses the save at the end of fit: nothing of
+    that trainer's checkpoints is overwritten, and the error names the holder."""
+    from keras_estimator.checkpoint.model_dir_lock import hold_training_lock
+
+    x, y = toy_data
+    est = make_estimator(tmp_path)
+    est.train(dataset_input_fn(x, y, 16, repeat=True), steps=5)
+    with hold_training_lock(str(tmp_path), is_chief=True):
+        with pytest.raises(estimator.ModelDirLockedError, match=str(os.getpid())):
+            est.keras_model.fit(_keras_data(x, y).repeat(), steps_per_epoch=3, verbose=0)
+    assert est.latest_checkpoint().endswith("model.ckpt-5")
+    est.keras_model.fit(_keras_data(x, y).repeat(), steps_per_epoch=3, verbose=0)
+    assert est.latest_checkpoint().endswith("model.ckpt-11")  # 3 refused + 3 saved
+
+
 def test_interrupted_fit_keeps_the_steps_it_ran(tmp_path, toy_data):
     x, y = toy_data
     est = make_estimator(tmp_path)
