@@ -47,10 +47,9 @@ class _DNNEstimatorV1(Estimator):
             with _V1.variable_scope("dnn"):
                 logits = dnn_network(features, mode, head.logits_dimension, hidden_units,
                                      columns, activation_fn, dropout, batch_norm)  # fmt: skip
-                with slot_names.v1_slot_names(partitioned=True):
-                    return head.create_estimator_spec(
-                        features, mode, logits, labels, optimizer=resolved
-                    )
+                return slot_names.spec_with_v1_slot_names(
+                    head, features, mode, logits, labels, partitioned=True, optimizer=resolved
+                )
 
         super().__init__(model_fn, model_dir, config, warm_start_from=warm_start_from)
 

@@ -85,10 +85,9 @@ class _CombinedEstimatorV1(Estimator):
                 with tf.control_dependencies([tf.group(*train_ops)]):
                     return _V1.assign_add(_V1.train.get_global_step(), 1).op
 
-            with slot_names.v1_slot_names(partitioned=False):
-                return head.create_estimator_spec(
-                    features, mode, logits, labels, train_op_fn=train_op_fn
-                )
+            return slot_names.spec_with_v1_slot_names(
+                head, features, mode, logits, labels, partitioned=False, train_op_fn=train_op_fn
+            )
 
         super().__init__(model_fn, model_dir, config, warm_start_from=warm_start_from)
 

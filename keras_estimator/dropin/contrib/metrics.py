@@ -14,7 +14,7 @@ from typing import Any
 
 import tensorflow as tf
 
-from keras_estimator.dropin.contrib.removed import removed_attribute_error
+from keras_estimator.dropin.contrib.removed import removed_attribute_getattr
 
 _V1 = tf.compat.v1
 _METRICS = _V1.metrics
@@ -215,10 +215,7 @@ def aggregate_metric_map(names_to_tuples: dict) -> tuple[dict, dict]:
             {name: pair[1] for name, pair in names_to_tuples.items()})  # fmt: skip
 
 
-def __getattr__(name: str) -> Any:
-    if name.startswith("__"):
-        raise AttributeError(name)
-    raise removed_attribute_error("metrics", name, "tf.compat.v1.metrics or keras.metrics")
+__getattr__ = removed_attribute_getattr("metrics", "tf.compat.v1.metrics or keras.metrics")
 
 
 __all__ = [
