@@ -95,6 +95,36 @@ def accuracy_np(est, x, y, batch_size=64):
 # -- child processes -------------------------------------------------------------------------
 
 
+IRIS_KEYS = ["SepalLength", "SepalWidth", "PetalLength", "PetalWidth"]
+
+
+def iris_like():
+    """(x [150, 4], y [150]) of the iris-like data the canned fixtures were made with."""
+    data = np.load(os.path.join(FIXTURES, "canned_tf_estimator_2_15", "iris_like.npz"))
+    return data["x"], data["y"]
+
+
+def iris_features(x):
+    """The features dict of `x` rows, keyed by IRIS_KEYS."""
+    return {key: x[:, i] for i, key in enumerate(IRIS_KEYS)}
+
+
+def iris_columns():
+    """One numeric feature column per IRIS_KEYS entry."""
+    return [tf.feature_column.numeric_column(key) for key in IRIS_KEYS]
+
+
+def assert_predictions_match(predictions, expected, rtol=1e-5, atol=1e-6):
+    """Each predicted dict has the keys and values of its `expected` dict (bytes decoded)."""
+    for got, want in zip(predictions, expected, strict=True):
+        assert sorted(got) == sorted(want)
+        for key, value in want.items():
+            if isinstance(value[0], str):
+                assert [v.decode() for v in got[key]] == value
+            else:
+                np.testing.assert_allclose(got[key], value, rtol=rtol, atol=atol)
+
+
 def child_env(extra=None):
     """The environment of a child process: this process's, TensorFlow's C++ log at warnings
     and above (TF_CPP_MIN_LOG_LEVEL=2), and no TF_CONFIG (a child joins a cluster only when

@@ -16,7 +16,9 @@ from keras_estimator.spec.run_config import RunConfig
 _V1 = tf.compat.v1
 
 
-def _hidden_layer_summary(value: tf.Tensor, tag: str) -> None:
+def layer_summary(value: tf.Tensor, tag: str) -> None:
+    """tf.estimator's training summaries of a layer: `<tag>/fraction_of_zero_values`
+    and `<tag>/activation`."""
     _V1.summary.scalar(f"{tag}/fraction_of_zero_values", tf.math.zero_fraction(value))
     _V1.summary.histogram(f"{tag}/activation", value)
 
@@ -51,12 +53,12 @@ def dnn_network(
                     net, momentum=0.999, training=training, name=f"batchnorm_{index}"
                 )
         if training:
-            _hidden_layer_summary(net, f"{prefix}{name}")
+            layer_summary(net, f"{prefix}{name}")
     logits = _V1.layers.dense(
         net, units, name="logits", kernel_initializer=_V1.glorot_uniform_initializer()
     )
     if training:
-        _hidden_layer_summary(logits, f"{prefix}logits")
+        layer_summary(logits, f"{prefix}logits")
     return logits
 
 
@@ -102,15 +104,24 @@ def dnn_logit_fn_builder(
     del input_layer_partitioner  # no partitioned variables here
     if not isinstance(units, int):
         raise ValueError(f"units must be an int.  Given type: {type(units)}")
-    hidden_units = _check_hidden_units(hidden_units)
-    columns = feature_inputs.check_feature_columns(feature_columns)
-    dropout = _check_dropout(dropout)
+    hidden_units, columns, dropout = check_dnn_args(hidden_units, feature_columns, dropout)
 
     def dnn_logit_fn(features: dict, mode: str) -> tf.Tensor:
         return dnn_network(features, mode, units, hidden_units, columns, activation_fn,
                            dropout, batch_norm)  # fmt: skip
 
     return dnn_logit_fn
+
+
+def check_dnn_args(
+    hidden_units: Any, feature_columns: Any, dropout: Any
+) -> tuple[list[int], list, float | None]:
+    """The DNN's `(hidden_units, feature_columns, dropout)`, checked (v2 and v1 classes)."""
+    return (
+        _check_hidden_units(hidden_units),
+        feature_inputs.check_feature_columns(feature_columns),
+        _check_dropout(dropout),
+    )
 
 
 def _check_hidden_units(hidden_units: Any) -> list[int]:
@@ -133,9 +144,7 @@ def _check_dropout(dropout: Any) -> float | None:
 class _DNNEstimator(Estimator):
     def __init__(self, head, hidden_units, feature_columns, model_dir, optimizer, activation_fn,
                  dropout, config, warm_start_from, batch_norm) -> None:  # fmt: skip
-        hidden_units = _check_hidden_units(hidden_units)
-        columns = feature_inputs.check_feature_columns(feature_columns)
-        dropout = _check_dropout(dropout)
+        hidden_units, columns, dropout = check_dnn_args(hidden_units, feature_columns, dropout)
         canned_model_fn.check_optimizer(optimizer)
         self._head = head
 

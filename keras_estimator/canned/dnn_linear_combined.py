@@ -18,30 +18,42 @@ _DNN_LEARNING_RATE = 0.001
 _LINEAR_LEARNING_RATE_CAP = 0.005
 
 
+def check_combined_args(
+    linear_feature_columns: Any, dnn_feature_columns: Any, dnn_hidden_units: Any, dnn_dropout: Any
+) -> tuple[list | None, list | None, Any, float | None]:
+    """The wide-and-deep arguments, checked as tf.estimator 2.15 did (v2 and v1 classes).
+
+    Returns `(linear_columns, dnn_columns, dnn_hidden_units, dnn_dropout)`; a part without
+    columns is `None`.
+    """
+    if not linear_feature_columns and not dnn_feature_columns:
+        raise ValueError("Either linear_feature_columns or dnn_feature_columns must be defined.")
+    linear_columns = dnn_columns = None
+    if linear_feature_columns:
+        linear_columns = feature_inputs.check_feature_columns(
+            linear_feature_columns, "linear_feature_columns"
+        )
+    if dnn_feature_columns:
+        if not dnn_hidden_units:
+            raise ValueError(
+                "dnn_hidden_units must be defined when dnn_feature_columns is specified."
+            )
+        dnn_columns = feature_inputs.check_feature_columns(
+            dnn_feature_columns, "dnn_feature_columns"
+        )
+        dnn_hidden_units = _check_hidden_units(dnn_hidden_units)
+    dnn_dropout = _check_dropout(dnn_dropout)
+    return linear_columns, dnn_columns, dnn_hidden_units, dnn_dropout
+
+
 class _CombinedEstimator(Estimator):
     def __init__(self, head, model_dir, linear_feature_columns, linear_optimizer,
                  dnn_feature_columns, dnn_optimizer, dnn_hidden_units, dnn_activation_fn,
                  dnn_dropout, config, warm_start_from, batch_norm,
                  linear_sparse_combiner) -> None:  # fmt: skip
-        if not linear_feature_columns and not dnn_feature_columns:
-            raise ValueError(
-                "Either linear_feature_columns or dnn_feature_columns must be defined."
-            )
-        linear_columns = dnn_columns = None
-        if linear_feature_columns:
-            linear_columns = feature_inputs.check_feature_columns(
-                linear_feature_columns, "linear_feature_columns"
-            )
-        if dnn_feature_columns:
-            if not dnn_hidden_units:
-                raise ValueError(
-                    "dnn_hidden_units must be defined when dnn_feature_columns is specified."
-                )
-            dnn_columns = feature_inputs.check_feature_columns(
-                dnn_feature_columns, "dnn_feature_columns"
-            )
-            dnn_hidden_units = _check_hidden_units(dnn_hidden_units)
-        dnn_dropout = _check_dropout(dnn_dropout)
+        linear_columns, dnn_columns, dnn_hidden_units, dnn_dropout = check_combined_args(
+            linear_feature_columns, dnn_feature_columns, dnn_hidden_units, dnn_dropout
+        )
         canned_model_fn.check_optimizer(linear_optimizer)
         canned_model_fn.check_optimizer(dnn_optimizer)
         self._head = head

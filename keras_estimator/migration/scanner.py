@@ -238,23 +238,35 @@ def _estimator_name_entry(api: str) -> dict[str, Any]:
     }
 
 
+def _calls_method(node: ast.With | ast.AsyncWith, method: str, on: Any = None) -> bool:
+    """Whether an item of `with` statement `node` is `<x>.<method>()` (`on(<x>)` true)."""
+    for item in node.items:
+        expr = item.context_expr
+        if (
+            isinstance(expr, ast.Call)
+            and isinstance(expr.func, ast.Attribute)
+            and expr.func.attr == method
+            and (on is None or on(expr.func.value))
+        ):
+            return True
+    return False
+
+
+def _body_ids(node: ast.With | ast.AsyncWith) -> set[int]:
+    """Ids of the nodes inside the body of `with` statement `node`."""
+    return {id(n) for statement in node.body for n in ast.walk(statement)}
+
+
 def _graph_block_nodes(nodes: list[ast.AST]) -> set[int]:
     """Ids of the nodes inside `with <graph>.as_default():` blocks."""
     inside: set[int] = set()
     for node in nodes:
-        if not isinstance(node, ast.With | ast.AsyncWith) or id(node) in inside:
-            continue
-        for item in node.items:
-            expr = item.context_expr
-            if (
-                isinstance(expr, ast.Call)
-                and isinstance(expr.func, ast.Attribute)
-                and expr.func.attr == "as_default"
-                and _is_graph(expr.func.value)
-            ):
-                for statement in node.body:
-                    inside.update(id(n) for n in ast.walk(statement))
-                break
+        if (
+            isinstance(node, ast.With | ast.AsyncWith)
+            and id(node) not in inside
+            and _calls_method(node, "as_default", _is_graph)
+        ):
+            inside |= _body_ids(node)
     return inside
 
 
@@ -262,19 +274,13 @@ def _test_session_blocks(nodes: list[ast.AST], in_graph: set[int]) -> tuple[list
     """(lines of `with self.test_session():` outside graph blocks, ids of the nodes inside)."""
     lines, inside = [], set()
     for node in nodes:
-        if not isinstance(node, ast.With) or id(node) in in_graph:
-            continue
-        for item in node.items:
-            expr = item.context_expr
-            if (
-                isinstance(expr, ast.Call)
-                and isinstance(expr.func, ast.Attribute)
-                and expr.func.attr == "test_session"
-            ):
-                lines.append(node.lineno)
-                for statement in node.body:
-                    inside.update(id(n) for n in ast.walk(statement))
-                break
+        if (
+            isinstance(node, ast.With)
+            and id(node) not in in_graph
+            and _calls_method(node, "test_session")
+        ):
+            lines.append(node.lineno)
+            inside |= _body_ids(node)
     return lines, inside
 
 

@@ -8,32 +8,18 @@ import shutil
 import numpy as np
 import pytest
 import tensorflow as tf
-from helpers import FIXTURES
+from helpers import FIXTURES, assert_predictions_match, iris_columns, iris_features, iris_like
 
 from keras_estimator import canned
 
 FIXTURE = os.path.join(FIXTURES, "canned_tf_estimator_2_15")
-KEYS = ["SepalLength", "SepalWidth", "PetalLength", "PetalWidth"]
-
-
-def iris():
-    data = np.load(os.path.join(FIXTURE, "iris_like.npz"))
-    return data["x"], data["y"]
-
-
-def features(x):
-    return {key: x[:, i] for i, key in enumerate(KEYS)}
-
-
-def columns():
-    return [tf.feature_column.numeric_column(key) for key in KEYS]
 
 
 CASES = {
-    "dnn": (lambda d: canned.DNNClassifier([10, 10], columns(), d, n_classes=3), lambda y: y),
-    "linear": (lambda d: canned.LinearClassifier(columns(), d, n_classes=3), lambda y: y),
+    "dnn": (lambda d: canned.DNNClassifier([10, 10], iris_columns(), d, n_classes=3), lambda y: y),
+    "linear": (lambda d: canned.LinearClassifier(iris_columns(), d, n_classes=3), lambda y: y),
     "dnn_binary": (
-        lambda d: canned.DNNClassifier([10, 10], columns(), d, n_classes=2),
+        lambda d: canned.DNNClassifier([10, 10], iris_columns(), d, n_classes=2),
         lambda y: (y == 0).astype(np.int64),
     ),
 }
@@ -44,12 +30,12 @@ def test_tf_estimator_checkpoint_evaluates_predicts_and_resumes(tmp_path, name):
     make, labels_of = CASES[name]
     model_dir = str(tmp_path / name)
     shutil.copytree(os.path.join(FIXTURE, f"{name}_model"), model_dir)
-    x, y = iris()
+    x, y = iris_like()
     labels = labels_of(y)
     est = make(model_dir)
 
     got = est.evaluate(
-        lambda: tf.data.Dataset.from_tensor_slices((features(x), labels)).batch(150), steps=1
+        lambda: tf.data.Dataset.from_tensor_slices((iris_features(x), labels)).batch(150), steps=1
     )
     with open(os.path.join(FIXTURE, f"{name}_expected_metrics.json")) as f:
         want = json.load(f)
@@ -58,21 +44,15 @@ def test_tf_estimator_checkpoint_evaluates_predicts_and_resumes(tmp_path, name):
         assert float(got[key]) == pytest.approx(value, rel=1e-5, abs=1e-6), key
 
     predictions = list(
-        est.predict(lambda: tf.data.Dataset.from_tensor_slices(features(x[:5])).batch(5))
+        est.predict(lambda: tf.data.Dataset.from_tensor_slices(iris_features(x[:5])).batch(5))
     )
     with open(os.path.join(FIXTURE, f"{name}_expected_predictions.json")) as f:
         expected = json.load(f)
-    for got_p, want_p in zip(predictions, expected, strict=True):
-        assert sorted(got_p) == sorted(want_p)
-        for key, value in want_p.items():
-            if isinstance(value[0], str):
-                assert [v.decode() for v in got_p[key]] == value
-            else:
-                np.testing.assert_allclose(got_p[key], value, rtol=1e-5, atol=1e-6)
+    assert_predictions_match(predictions, expected)
 
     # Training resumes from the 2.15 checkpoint, optimizer slots included.
     est.train(
-        lambda: tf.data.Dataset.from_tensor_slices((features(x), labels)).repeat().batch(32),
+        lambda: tf.data.Dataset.from_tensor_slices((iris_features(x), labels)).repeat().batch(32),
         steps=10,
     )
     assert est.get_variable_value("global_step") == 210

@@ -10,13 +10,19 @@ import shutil
 import numpy as np
 import pytest
 import tensorflow as tf
-from helpers import FIXTURES, mirrored_strategy
+from helpers import (
+    FIXTURES,
+    assert_predictions_match,
+    iris_columns,
+    iris_features,
+    iris_like,
+    mirrored_strategy,
+)
 
 import keras_estimator
 from keras_estimator import v1
 
 FIXTURE = os.path.join(FIXTURES, "canned_v1_tf_estimator_2_15")
-KEYS = ["SepalLength", "SepalWidth", "PetalLength", "PetalWidth"]
 V1_NAMES = [
     "BaselineClassifier", "BaselineEstimator", "BaselineRegressor", "DNNClassifier",
     "DNNEstimator", "DNNLinearCombinedClassifier", "DNNLinearCombinedEstimator",
@@ -26,28 +32,15 @@ V1_NAMES = [
 ]  # fmt: skip
 
 
-def iris():
-    data = np.load(os.path.join(FIXTURES, "canned_tf_estimator_2_15", "iris_like.npz"))
-    return data["x"], data["y"]
-
-
-def features(x):
-    return {key: x[:, i] for i, key in enumerate(KEYS)}
-
-
-def columns():
-    return [tf.feature_column.numeric_column(key) for key in KEYS]
-
-
 # The estimators and labels of make_fixture.py, made with our v1 classes.
 CASES = {
-    "dnn": (lambda d: v1.DNNClassifier([10, 10], columns(), d, n_classes=3), lambda y: y),
-    "linear": (lambda d: v1.LinearClassifier(columns(), d, n_classes=3), lambda y: y),
+    "dnn": (lambda d: v1.DNNClassifier([10, 10], iris_columns(), d, n_classes=3), lambda y: y),
+    "linear": (lambda d: v1.LinearClassifier(iris_columns(), d, n_classes=3), lambda y: y),
     "dnn_linear_combined": (
         lambda d: v1.DNNLinearCombinedClassifier(
             d,
-            linear_feature_columns=columns(),
-            dnn_feature_columns=columns(),
+            linear_feature_columns=iris_columns(),
+            dnn_feature_columns=iris_columns(),
             dnn_hidden_units=[8],
             dnn_optimizer="Adam",
         ),  # fmt: skip
@@ -64,12 +57,12 @@ def test_v1_checkpoint_of_tf_estimator_evaluates_predicts_and_resumes(tmp_path, 
     shutil.copytree(os.path.join(FIXTURE, f"{name}_model"), model_dir)
     with open(os.path.join(FIXTURE, f"{name}_expected.json")) as f:
         expected = json.load(f)
-    x, y = iris()
+    x, y = iris_like()
     labels = labels_of(y)
     est = make(model_dir)
 
     got = est.evaluate(
-        lambda: tf.data.Dataset.from_tensor_slices((features(x), labels)).batch(150), steps=1
+        lambda: tf.data.Dataset.from_tensor_slices((iris_features(x), labels)).batch(150), steps=1
     )
     assert sorted(got) == sorted(expected["metrics"])  # 2.15's metric keys
     for key, value in expected["metrics"].items():
@@ -78,15 +71,9 @@ def test_v1_checkpoint_of_tf_estimator_evaluates_predicts_and_resumes(tmp_path, 
     assert float(got["loss"]) == pytest.approx(150 * float(got["average_loss"]), rel=1e-5)
 
     predictions = list(
-        est.predict(lambda: tf.data.Dataset.from_tensor_slices(features(x[:5])).batch(5))
+        est.predict(lambda: tf.data.Dataset.from_tensor_slices(iris_features(x[:5])).batch(5))
     )
-    for got_p, want_p in zip(predictions, expected["predictions"], strict=True):
-        assert sorted(got_p) == sorted(want_p)
-        for key, value in want_p.items():
-            if isinstance(value[0], str):
-                assert [v.decode() for v in got_p[key]] == value
-            else:
-                np.testing.assert_allclose(got_p[key], value, rtol=1e-5, atol=1e-5)
+    assert_predictions_match(predictions, expected["predictions"], atol=1e-5)
 
     # Training resumes from 2.15's checkpoint: every optimizer slot is found by name, and
     # an accumulator (Adagrad's, Ftrl's: they only grow) goes on from 2.15's value.
@@ -94,7 +81,7 @@ def test_v1_checkpoint_of_tf_estimator_evaluates_predicts_and_resumes(tmp_path, 
     before = est.get_variable_value(accumulator)
     assert before.max() > 0.1  # trained, not the initial value
     est.train(
-        lambda: tf.data.Dataset.from_tensor_slices((features(x), labels)).repeat().batch(32),
+        lambda: tf.data.Dataset.from_tensor_slices((iris_features(x), labels)).repeat().batch(32),
         steps=5,
     )
     assert est.get_variable_value("global_step") == 205
@@ -112,13 +99,13 @@ def test_v1_classifier_reaches_tf_estimator_accuracy_on_iris(tmp_path, name):
     want = meta["accuracy_after_400_steps_batch_16"][name][0]  # 2.15, the same seed
     config = v1.RunConfig(model_dir=str(tmp_path), tf_random_seed=seed)
     if name == "linear":
-        est = v1.LinearClassifier(columns(), n_classes=3, config=config)
+        est = v1.LinearClassifier(iris_columns(), n_classes=3, config=config)
     else:
-        est = v1.DNNClassifier([16, 16], columns(), n_classes=3, config=config)
-    x, y = iris()
+        est = v1.DNNClassifier([16, 16], iris_columns(), n_classes=3, config=config)
+    x, y = iris_like()
     est.train(
         lambda: (
-            tf.data.Dataset.from_tensor_slices((features(x), y))
+            tf.data.Dataset.from_tensor_slices((iris_features(x), y))
             .shuffle(150, seed=0)
             .repeat()
             .batch(16)
@@ -126,7 +113,7 @@ def test_v1_classifier_reaches_tf_estimator_accuracy_on_iris(tmp_path, name):
         steps=400,
     )
     got = est.evaluate(
-        lambda: tf.data.Dataset.from_tensor_slices((features(x), y)).batch(150), steps=1
+        lambda: tf.data.Dataset.from_tensor_slices((iris_features(x), y)).batch(150), steps=1
     )
     assert abs(float(got["accuracy"]) - want) <= 0.02, (float(got["accuracy"]), want)
 
@@ -139,23 +126,25 @@ def test_v1_names_are_their_own_objects_with_v1_defaults():
     assert v1.EstimatorSpec is keras_estimator.EstimatorSpec  # the rest is shared
     assert v1.tpu is keras_estimator.tpu
     with pytest.raises(ValueError, match="Invalid loss_reduction: sum_over_batch_size"):
-        v1.LinearClassifier(columns(), loss_reduction="sum_over_batch_size")
+        v1.LinearClassifier(iris_columns(), loss_reduction="sum_over_batch_size")
     with pytest.raises(ValueError, match="Unsupported optimizer name: Adadelta"):
-        v1.DNNRegressor([4], columns(), optimizer="Adadelta")
+        v1.DNNRegressor([4], iris_columns(), optimizer="Adadelta")
     with pytest.raises(AttributeError, match="tf.compat.v1.estimator"):
         _ = v1.NoSuchName
-    spec = v1.classifier_parse_example_spec(columns(), label_key="label")
+    spec = v1.classifier_parse_example_spec(iris_columns(), label_key="label")
     assert spec["label"] == tf.io.FixedLenFeature((1,), tf.int64)
 
 
 def test_v1_dnn_with_a_keras_optimizer_is_refused_with_the_fix(tmp_path):
     import keras
 
-    x, y = iris()
-    est = v1.DNNClassifier([4], columns(), str(tmp_path), n_classes=3,
+    x, y = iris_like()
+    est = v1.DNNClassifier([4], iris_columns(), str(tmp_path), n_classes=3,
                            optimizer=keras.optimizers.Adagrad(0.1))  # fmt: skip
     with pytest.raises(ValueError, match="tf.compat.v1.train optimizers"):
-        est.train(lambda: tf.data.Dataset.from_tensor_slices((features(x), y)).batch(8), steps=1)
+        est.train(
+            lambda: tf.data.Dataset.from_tensor_slices((iris_features(x), y)).batch(8), steps=1
+        )
 
 
 def test_install_maps_tf_compat_v1_estimator_to_the_v1_namespace():
@@ -177,14 +166,14 @@ def test_v1_summed_loss_under_mirrored_strategy_is_the_whole_batch_summed(tmp_pa
     # Two replicas, a batch of 16 each: their summed losses' gradients are added, with no
     # rescaling (2.15's v1 optimizers rescaled MEAN losses only), which is one device
     # summing the loss over the 32 rows.
-    x, y = iris()
+    x, y = iris_like()
     weights = []
     for strategy, batch in ((None, 32), (mirrored_strategy(), 16)):
         config = v1.RunConfig(model_dir=str(tmp_path / str(batch)), train_distribute=strategy)
         optimizer = tf.compat.v1.train.GradientDescentOptimizer(0.001)
-        est = v1.LinearClassifier(columns(), n_classes=3, optimizer=optimizer, config=config)
+        est = v1.LinearClassifier(iris_columns(), n_classes=3, optimizer=optimizer, config=config)
         est.train(
-            lambda b=batch: tf.data.Dataset.from_tensor_slices((features(x), y)).batch(b),
+            lambda b=batch: tf.data.Dataset.from_tensor_slices((iris_features(x), y)).batch(b),
             steps=3,
         )
         weights.append(est.get_variable_value("linear/linear_model/PetalLength/weights"))
@@ -209,12 +198,14 @@ def test_v1_binary_classifier_exports_tf_estimator_signatures(tmp_path):
         "regression": ["outputs"],
         "serving_default": ["classes", "scores"],
     }
-    x, y = iris()
-    est = v1.LinearClassifier(columns(), str(tmp_path / "model"))
+    x, y = iris_like()
+    est = v1.LinearClassifier(iris_columns(), str(tmp_path / "model"))
     labels = (y == 0).astype(np.int64)
-    est.train(lambda: tf.data.Dataset.from_tensor_slices((features(x), labels)).batch(8), steps=2)
+    est.train(
+        lambda: tf.data.Dataset.from_tensor_slices((iris_features(x), labels)).batch(8), steps=2
+    )
     receiver = v1.export.build_parsing_serving_input_receiver_fn(
-        tf.feature_column.make_parse_example_spec(columns())
+        tf.feature_column.make_parse_example_spec(iris_columns())
     )
     path = est.export_saved_model(str(tmp_path / "export"), receiver)
     loaded = tf.saved_model.load(path.decode() if isinstance(path, bytes) else path)

@@ -17,15 +17,6 @@ PROVIDED_MODULES = ["cluster_resolver", "data", "framework", "layers", "metrics"
                     "training", "tpu"]  # fmt: skip
 
 
-@pytest.fixture
-def installed():
-    estimator.install()
-    try:
-        yield
-    finally:
-        estimator.uninstall()
-
-
 @pytest.mark.parametrize("module", sorted(set(REPLACEMENTS) - {"rnn", "slim"}))
 def test_removed_modules_raise_naming_the_replacement(installed, module):
     replacement = REPLACEMENTS[module]

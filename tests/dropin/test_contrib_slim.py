@@ -13,15 +13,6 @@ from keras_estimator.dropin.contrib import framework, layers
 v1 = tf.compat.v1
 
 
-@pytest.fixture
-def installed():
-    estimator.install()
-    try:
-        yield
-    finally:
-        estimator.uninstall()
-
-
 def test_slim_is_tf_slim_with_our_layers_and_arg_scope(installed):
     import tensorflow.contrib.slim as slim
     from tensorflow.contrib import slim as same

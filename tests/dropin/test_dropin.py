@@ -18,15 +18,6 @@ LEGACY = os.path.join(SCRIPTS, "legacy")
 v1 = tf.compat.v1
 
 
-@pytest.fixture
-def installed():
-    estimator.install()
-    try:
-        yield
-    finally:
-        estimator.uninstall()
-
-
 def test_install_exposes_legacy_namespaces_and_uninstall_removes_them(installed):
     assert tf.estimator is estimator and v1.estimator is estimator.v1  # 2.15's v1 classes
     assert v1.estimator.tpu.TPUEstimator is estimator.tpu.TPUEstimator

@@ -10,7 +10,6 @@ import subprocess
 import sys
 import textwrap
 
-import pytest
 import tensorflow as tf
 from helpers import SCRIPTS, child_env, run_python
 
@@ -179,15 +178,6 @@ def test_disable_v2_behavior_under_run_keeps_eager_and_gives_tf1_shapes_to_the_s
     assert "applied for the script and the modules of its folder" in said[0]
     assert "eager execution and resource variables stay on" in said[0]
     assert "disable_eager_execution() called at script.py:6" in said[1] and "not applied" in said[1]
-
-
-@pytest.fixture
-def installed():
-    estimator.install()
-    try:
-        yield
-    finally:
-        estimator.uninstall()
 
 
 def _shape_seen_elsewhere():

@@ -33,10 +33,9 @@ class _BaselineEstimatorV1(Estimator):
                 resolved = optimizers.get_optimizer_instance(optimizer, _LEARNING_RATE)
                 return resolved.minimize(loss, global_step=_V1.train.get_global_step())
 
-            with slot_names.v1_slot_names(partitioned=False):
-                return head.create_estimator_spec(
-                    features, mode, logits, labels, train_op_fn=train_op_fn
-                )
+            return slot_names.spec_with_v1_slot_names(
+                head, features, mode, logits, labels, partitioned=False, train_op_fn=train_op_fn
+            )
 
         super().__init__(model_fn, model_dir, config)
 

@@ -15,8 +15,7 @@ from typing import Any
 
 import tensorflow as tf
 
-from keras_estimator.canned import feature_inputs
-from keras_estimator.canned.dnn import _check_dropout, _check_hidden_units, dnn_network
+from keras_estimator.canned.dnn import check_dnn_args, dnn_network
 from keras_estimator.canned.v1 import heads, optimizers, slot_names
 from keras_estimator.estimator.estimator_v1 import Estimator
 from keras_estimator.spec.run_config import RunConfig
@@ -38,9 +37,7 @@ class _DNNEstimatorV1(Estimator):
                  dropout, input_layer_partitioner, config, warm_start_from,
                  batch_norm) -> None:  # fmt: skip
         del input_layer_partitioner  # keras_estimator's variables are never partitioned
-        hidden_units = _check_hidden_units(hidden_units)
-        columns = feature_inputs.check_feature_columns(feature_columns)
-        dropout = _check_dropout(dropout)
+        hidden_units, columns, dropout = check_dnn_args(hidden_units, feature_columns, dropout)
         optimizers.check_optimizer_name(optimizer)
         self._head = head
 
@@ -50,10 +47,9 @@ class _DNNEstimatorV1(Estimator):
             with _V1.variable_scope("dnn"):
                 logits = dnn_network(features, mode, head.logits_dimension, hidden_units,
                                      columns, activation_fn, dropout, batch_norm)  # fmt: skip
-                with slot_names.v1_slot_names(partitioned=True):
-                    return head.create_estimator_spec(
-                        features, mode, logits, labels, optimizer=resolved
-                    )
+                return slot_names.spec_with_v1_slot_names(
+                    head, features, mode, logits, labels, partitioned=True, optimizer=resolved
+                )
 
         super().__init__(model_fn, model_dir, config, warm_start_from=warm_start_from)
 

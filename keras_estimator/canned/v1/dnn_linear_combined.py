@@ -17,7 +17,8 @@ from typing import Any
 import tensorflow as tf
 
 from keras_estimator.canned import feature_inputs
-from keras_estimator.canned.dnn import _check_dropout, _check_hidden_units, dnn_network
+from keras_estimator.canned.dnn import dnn_network, layer_summary
+from keras_estimator.canned.dnn_linear_combined import check_combined_args
 from keras_estimator.canned.v1 import heads, optimizers, slot_names
 from keras_estimator.canned.v1.dnn import check_features
 from keras_estimator.estimator.estimator_v1 import Estimator
@@ -27,11 +28,6 @@ from keras_estimator.spec.run_config import RunConfig
 _V1 = tf.compat.v1
 _DNN_LEARNING_RATE = 0.001
 _LINEAR_LEARNING_RATE = 0.005
-
-
-def _layer_summary(value: tf.Tensor, tag: str) -> None:
-    _V1.summary.scalar(f"{tag}/fraction_of_zero_values", tf.math.zero_fraction(value))
-    _V1.summary.histogram(f"{tag}/activation", value)
 
 
 def _check_no_sync_replicas(optimizer: Any) -> None:
@@ -49,25 +45,9 @@ class _CombinedEstimatorV1(Estimator):
                  dnn_dropout, input_layer_partitioner, config, warm_start_from, batch_norm,
                  linear_sparse_combiner) -> None:  # fmt: skip
         del input_layer_partitioner  # keras_estimator's variables are never partitioned
-        if not linear_feature_columns and not dnn_feature_columns:
-            raise ValueError(
-                "Either linear_feature_columns or dnn_feature_columns must be defined."
-            )
-        linear_columns = dnn_columns = None
-        if linear_feature_columns:
-            linear_columns = feature_inputs.check_feature_columns(
-                linear_feature_columns, "linear_feature_columns"
-            )
-        if dnn_feature_columns:
-            if not dnn_hidden_units:
-                raise ValueError(
-                    "dnn_hidden_units must be defined when dnn_feature_columns is specified."
-                )
-            dnn_columns = feature_inputs.check_feature_columns(
-                dnn_feature_columns, "dnn_feature_columns"
-            )
-            dnn_hidden_units = _check_hidden_units(dnn_hidden_units)
-        dnn_dropout = _check_dropout(dnn_dropout)
+        linear_columns, dnn_columns, dnn_hidden_units, dnn_dropout = check_combined_args(
+            linear_feature_columns, dnn_feature_columns, dnn_hidden_units, dnn_dropout
+        )
         optimizers.check_optimizer_name(linear_optimizer)
         optimizers.check_optimizer_name(dnn_optimizer)
         self._head = head
@@ -92,7 +72,7 @@ class _CombinedEstimatorV1(Estimator):
                                                           head.logits_dimension,
                                                           linear_sparse_combiner)  # fmt: skip
                     if mode == ModeKeys.TRAIN:  # summaries are written in training only
-                        _layer_summary(linear, scope.name)
+                        layer_summary(linear, scope.name)
                 parts.append((resolved, scope.name))
                 logits = linear if logits is None else logits + linear
 
@@ -105,10 +85,9 @@ class _CombinedEstimatorV1(Estimator):
                 with tf.control_dependencies([tf.group(*train_ops)]):
                     return _V1.assign_add(_V1.train.get_global_step(), 1).op
 
-            with slot_names.v1_slot_names(partitioned=False):
-                return head.create_estimator_spec(
-                    features, mode, logits, labels, train_op_fn=train_op_fn
-                )
+            return slot_names.spec_with_v1_slot_names(
+                head, features, mode, logits, labels, partitioned=False, train_op_fn=train_op_fn
+            )
 
         super().__init__(model_fn, model_dir, config, warm_start_from=warm_start_from)
 

@@ -53,10 +53,9 @@ class _LinearEstimatorV1(Estimator):
                     optimizer or _V1.train.FtrlOptimizer(linear_learning_rate(len(columns))),
                     _LEARNING_RATE,
                 )
-                with slot_names.v1_slot_names(partitioned=True):
-                    return head.create_estimator_spec(
-                        features, mode, logits, labels, optimizer=resolved
-                    )
+                return slot_names.spec_with_v1_slot_names(
+                    head, features, mode, logits, labels, partitioned=True, optimizer=resolved
+                )
 
         super().__init__(model_fn, model_dir, config, warm_start_from=warm_start_from)
 

@@ -69,3 +69,23 @@ def v1_slot_names(partitioned: bool) -> Iterator[None]:
 
     with tf.variable_creator_scope(creator):
         yield
+
+
+def spec_with_v1_slot_names(
+    head: Any,
+    features: dict,
+    mode: str,
+    logits: tf.Tensor,
+    labels: Any,
+    partitioned: bool,
+    **training: Any,
+) -> Any:
+    """`head.create_estimator_spec` (given `optimizer=` or `train_op_fn=` as `training`)
+    inside `v1_slot_names(partitioned)`: the v1 canned estimators' spec.
+
+    Example:
+        >>> spec = spec_with_v1_slot_names(head, features, mode, logits, labels,
+        ...                                partitioned=True, optimizer=optimizer)
+    """
+    with v1_slot_names(partitioned):
+        return head.create_estimator_spec(features, mode, logits, labels, **training)

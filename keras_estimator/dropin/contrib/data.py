@@ -12,7 +12,7 @@ from typing import Any
 
 import tensorflow as tf
 
-from keras_estimator.dropin.contrib.removed import removed_attribute_error
+from keras_estimator.dropin.contrib.removed import removed_attribute_getattr
 
 _EXPERIMENTAL = tf.data.experimental
 Transformation = Callable[[tf.data.Dataset], tf.data.Dataset]
@@ -93,10 +93,7 @@ def padded_batch_and_drop_remainder(batch_size: int, padded_shapes: Any,
                                                 drop_remainder=True)  # fmt: skip
 
 
-def __getattr__(name: str) -> Any:
-    if name.startswith("__"):
-        raise AttributeError(name)
-    raise removed_attribute_error("data", name, "tf.data / tf.data.experimental")
+__getattr__ = removed_attribute_getattr("data", "tf.data / tf.data.experimental")
 
 
 __all__ = [

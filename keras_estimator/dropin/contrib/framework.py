@@ -12,7 +12,7 @@ from typing import Any
 import tensorflow as tf
 
 from keras_estimator.dropin.contrib.layers.variables import model_variable as _model_variable
-from keras_estimator.dropin.contrib.removed import removed_attribute_error
+from keras_estimator.dropin.contrib.removed import removed_attribute_getattr
 from keras_estimator.dropin.contrib.tf_slim_bridge import load_tf_slim
 
 _V1 = tf.compat.v1
@@ -113,15 +113,16 @@ def variable(name: str, shape: Any = None, dtype: tf.DType = tf.float32,
                             collections=every)  # fmt: skip
 
 
+_removed = removed_attribute_getattr(
+    "framework", "tf.compat.v1 equivalents (tf.compat.v1.train.init_from_checkpoint,"
+    " tf.nest, tf.compat.v1.get_collection) or tf_slim's framework functions",
+)  # fmt: skip
+
+
 def __getattr__(name: str) -> Any:
     if name in _FROM_TF_SLIM:
         return getattr(load_tf_slim(f"tensorflow.contrib.framework.{name}"), name)
-    if name.startswith("__"):
-        raise AttributeError(name)
-    raise removed_attribute_error(
-        "framework", name, "tf.compat.v1 equivalents (tf.compat.v1.train.init_from_checkpoint,"
-        " tf.nest, tf.compat.v1.get_collection) or tf_slim's framework functions",
-    )  # fmt: skip
+    return _removed(name)
 
 
 __all__ = [

@@ -14,7 +14,7 @@ from typing import Any
 
 import tensorflow as tf
 
-from keras_estimator.dropin.contrib.removed import removed_attribute_error
+from keras_estimator.dropin.contrib.removed import removed_attribute_getattr
 
 _V1 = tf.compat.v1
 _METRICS = _V1.metrics
@@ -78,9 +78,29 @@ def _squeezed(predictions: Any, labels: Any, weights: Any) -> tuple[Any, Any, An
     return predictions, labels, weights
 
 
-def _collect(collections: Any, tensor: tf.Tensor) -> None:
-    for collection in collections or []:
-        _V1.add_to_collection(collection, tensor)
+def _published(
+    metrics_collections: Any, updates_collections: Any, value: tf.Tensor, update_op: tf.Tensor
+) -> tuple[tf.Tensor, tf.Tensor]:
+    """`(value, update_op)`, added to contrib's `metrics_collections` / `updates_collections`."""
+    for collection in metrics_collections or []:
+        _V1.add_to_collection(collection, value)
+    for collection in updates_collections or []:
+        _V1.add_to_collection(collection, update_op)
+    return value, update_op
+
+
+def _streamed_mean(
+    mean: tf.Variable,
+    weighted: tf.Tensor,
+    batch_count: tf.Tensor,
+    update_count: tf.Tensor,
+    what: str,
+) -> tuple[tf.Tensor, tf.Tensor]:
+    """Moves `mean` to the running mean after this batch; `(batch mean, previous mean)`."""
+    batch_mean = _safe_div(tf.reduce_sum(weighted), batch_count, f"batch_mean_{what}")
+    delta_mean = _safe_div((batch_mean - mean) * batch_count, update_count, f"delta_mean_{what}")
+    update_mean = mean.assign_add(delta_mean)
+    return batch_mean, update_mean - delta_mean
 
 
 def _safe_div(numerator: tf.Tensor, denominator: tf.Tensor, name: str) -> tf.Tensor:
@@ -117,18 +137,12 @@ def streaming_covariance(
             weighted_predictions, weighted_labels = predictions * weights, labels * weights
         update_count = count.assign_add(batch_count)
         prev_count = update_count - batch_count
-        batch_mean_prediction = _safe_div(tf.reduce_sum(weighted_predictions), batch_count,
-                                          "batch_mean_prediction")  # fmt: skip
-        delta_mean_prediction = _safe_div((batch_mean_prediction - mean_prediction) * batch_count,
-                                          update_count, "delta_mean_prediction")  # fmt: skip
-        update_mean_prediction = mean_prediction.assign_add(delta_mean_prediction)
-        prev_mean_prediction = update_mean_prediction - delta_mean_prediction
-        batch_mean_label = _safe_div(tf.reduce_sum(weighted_labels), batch_count,
-                                     "batch_mean_label")  # fmt: skip
-        delta_mean_label = _safe_div((batch_mean_label - mean_label) * batch_count,
-                                     update_count, "delta_mean_label")  # fmt: skip
-        update_mean_label = mean_label.assign_add(delta_mean_label)
-        prev_mean_label = update_mean_label - delta_mean_label
+        batch_mean_prediction, prev_mean_prediction = _streamed_mean(
+            mean_prediction, weighted_predictions, batch_count, update_count, "prediction"
+        )
+        batch_mean_label, prev_mean_label = _streamed_mean(
+            mean_label, weighted_labels, batch_count, update_count, "label"
+        )
         coresiduals = (predictions - batch_mean_prediction) * (labels - batch_mean_label)
         if weights is not None:
             coresiduals = coresiduals * weights
@@ -147,9 +161,7 @@ def streaming_covariance(
         with tf.control_dependencies([update_comoment]):
             update_op = covariance_of(tf.convert_to_tensor(comoment),
                                       tf.convert_to_tensor(count), "update_op")  # fmt: skip
-        _collect(metrics_collections, covariance)
-        _collect(updates_collections, update_op)
-        return covariance, update_op
+        return _published(metrics_collections, updates_collections, covariance, update_op)
 
 
 def streaming_pearson_correlation(
@@ -175,9 +187,7 @@ def streaming_pearson_correlation(
         pearson_r = tf.math.truediv(cov, tf.sqrt(var_p) * tf.sqrt(var_l), name="pearson_r")
         update_op = tf.math.truediv(update_cov, tf.sqrt(update_var_p) * tf.sqrt(update_var_l),
                                     name="update_op")  # fmt: skip
-        _collect(metrics_collections, pearson_r)
-        _collect(updates_collections, update_op)
-        return pearson_r, update_op
+        return _published(metrics_collections, updates_collections, pearson_r, update_op)
 
 
 def aggregate_metrics(*value_update_tuples: tuple) -> tuple[list, list]:
@@ -205,10 +215,7 @@ def aggregate_metric_map(names_to_tuples: dict) -> tuple[dict, dict]:
             {name: pair[1] for name, pair in names_to_tuples.items()})  # fmt: skip
 
 
-def __getattr__(name: str) -> Any:
-    if name.startswith("__"):
-        raise AttributeError(name)
-    raise removed_attribute_error("metrics", name, "tf.compat.v1.metrics or keras.metrics")
+__getattr__ = removed_attribute_getattr("metrics", "tf.compat.v1.metrics or keras.metrics")
 
 
 __all__ = [

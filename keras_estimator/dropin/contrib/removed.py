@@ -6,6 +6,9 @@ in step.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 # tf.contrib module -> what to use instead (the modules keras_estimator does not provide).
 REPLACEMENTS: dict[str, str] = {
     "learn": "tf.estimator (keras_estimator): Estimator, canned estimators, train_and_evaluate",
@@ -87,10 +90,27 @@ def removed_attribute_error(module: str, name: str, instead: str) -> AttributeEr
     )
 
 
+def removed_attribute_getattr(module: str, instead: str) -> Callable[[str], Any]:
+    """A module `__getattr__` (PEP 562) for `tf.contrib.<module>`: any name it does not
+    define raises `removed_attribute_error` (dunder names a plain AttributeError).
+
+    Example:
+        >>> __getattr__ = removed_attribute_getattr("data", "tf.data / tf.data.experimental")
+    """
+
+    def __getattr__(name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise removed_attribute_error(module, name, instead)
+
+    return __getattr__
+
+
 __all__ = [
     "INNER_REPLACEMENTS",
     "REPLACEMENTS",
     "removed_attribute_error",
+    "removed_attribute_getattr",
     "removed_module_message",
     "replacement",
 ]

@@ -13,7 +13,7 @@ from typing import Any
 
 import tensorflow as tf
 
-from keras_estimator.dropin.contrib.removed import removed_attribute_error
+from keras_estimator.dropin.contrib.removed import removed_attribute_getattr
 from keras_estimator.seam.internals import tf1_rnn_cell_module
 
 _CELLS = (
@@ -34,18 +34,18 @@ _FUNCTIONS = {
     "static_state_saving_rnn": "static_state_saving_rnn",
 }
 
+_removed = removed_attribute_getattr(
+    "rnn", "keras.layers (LSTMCell, GRUCell, RNN, LayerNormalization) or the TF1 "
+    "cells tf.contrib.rnn still provides: " + ", ".join(_CELLS),
+)  # fmt: skip
+
 
 def __getattr__(name: str) -> Any:
     if name in _CELLS:
         return getattr(tf1_rnn_cell_module(), name)
     if name in _FUNCTIONS:
         return getattr(tf.compat.v1.nn, _FUNCTIONS[name])
-    if name.startswith("__"):
-        raise AttributeError(name)
-    raise removed_attribute_error(
-        "rnn", name, "keras.layers (LSTMCell, GRUCell, RNN, LayerNormalization) or the TF1 "
-        "cells tf.contrib.rnn still provides: " + ", ".join(_CELLS),
-    )  # fmt: skip
+    return _removed(name)
 
 
 def __dir__() -> list[str]:

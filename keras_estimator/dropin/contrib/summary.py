@@ -18,7 +18,7 @@ from typing import Any
 
 import tensorflow as tf
 
-from keras_estimator.dropin.contrib.removed import removed_attribute_error
+from keras_estimator.dropin.contrib.removed import removed_attribute_getattr
 
 _V1 = tf.compat.v1
 
@@ -125,10 +125,7 @@ def initialize(graph: Any = None, session: Any = None) -> None:
     del graph, session
 
 
-def __getattr__(name: str) -> Any:
-    if name.startswith("__"):
-        raise AttributeError(name)
-    raise removed_attribute_error("summary", name, "tf.summary")
+__getattr__ = removed_attribute_getattr("summary", "tf.summary")
 
 
 __all__ = [

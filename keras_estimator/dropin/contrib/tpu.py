@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from keras_estimator.dropin.contrib.removed import removed_attribute_error
+from keras_estimator.dropin.contrib.removed import removed_attribute_getattr
 from keras_estimator.tpu import (
     InputPipelineConfig,
     RunConfig,
@@ -33,10 +33,7 @@ def CrossShardOptimizer(
     return optimizer
 
 
-def __getattr__(name: str) -> Any:
-    if name.startswith("__"):
-        raise AttributeError(name)
-    raise removed_attribute_error("tpu", name, "tf.estimator.tpu / tf.distribute.TPUStrategy")
+__getattr__ = removed_attribute_getattr("tpu", "tf.estimator.tpu / tf.distribute.TPUStrategy")
 
 
 __all__ = [

@@ -6,7 +6,6 @@ naming the replacement.
 """
 
 import functools
-from typing import Any
 
 from keras_estimator.dropin.contrib.layers.convolutional import (
     avg_pool2d,
@@ -43,17 +42,14 @@ from keras_estimator.dropin.contrib.layers.regularizers import (
     l2_regularizer,
     sum_regularizer,
 )
-from keras_estimator.dropin.contrib.removed import removed_attribute_error
+from keras_estimator.dropin.contrib.removed import removed_attribute_getattr
 
 linear = functools.partial(fully_connected, activation_fn=None)  # contrib's alias
 
 
-def __getattr__(name: str) -> Any:
-    if name.startswith("__"):
-        raise AttributeError(name)
-    raise removed_attribute_error(
-        "layers", name, "tf.compat.v1.layers / keras.layers (or tf_slim.layers)"
-    )
+__getattr__ = removed_attribute_getattr(
+    "layers", "tf.compat.v1.layers / keras.layers (or tf_slim.layers)"
+)
 
 
 __all__ = [

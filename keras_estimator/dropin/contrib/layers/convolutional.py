@@ -13,7 +13,9 @@ import tensorflow as tf
 from keras_estimator.dropin.contrib.arg_scope import arg_scoped
 from keras_estimator.dropin.contrib.layers.initializers import xavier_initializer
 from keras_estimator.dropin.contrib.layers.variables import (
+    add_biases,
     collect_named_outputs,
+    finish_layer,
     model_variable,
     variable_collections,
 )
@@ -97,24 +99,11 @@ def convolution(
             inputs, weights, strides=_tuple(stride, spatial, "stride"), padding=padding.upper(),
             data_format=data_format, dilations=_tuple(rate, spatial, "rate"),
         )  # fmt: skip
-        if not normalizer_fn and biases_initializer:
-            biases = model_variable(
-                "biases",
-                [num_outputs],
-                dtype,
-                biases_initializer,
-                biases_regularizer,
-                trainable,
-                variable_collections(variables_collections, "biases"),
-            )
-            outputs = tf.nn.bias_add(
-                outputs, biases, data_format="NCHW" if channels_first else None
-            )
-        if normalizer_fn is not None:
-            outputs = normalizer_fn(outputs, **(normalizer_params or {}))
-        if activation_fn is not None:
-            outputs = activation_fn(outputs)
-        return collect_named_outputs(outputs_collections, sc.name, outputs)
+        outputs = add_biases(outputs, num_outputs, dtype, normalizer_fn, biases_initializer,
+                             biases_regularizer, trainable, variables_collections,
+                             "NCHW" if channels_first else None)  # fmt: skip
+        return finish_layer(outputs, normalizer_fn, normalizer_params, activation_fn,
+                            outputs_collections, sc.name)  # fmt: skip
 
 
 @arg_scoped

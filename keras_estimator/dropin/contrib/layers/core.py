@@ -16,7 +16,9 @@ import tensorflow as tf
 from keras_estimator.dropin.contrib.arg_scope import arg_scoped
 from keras_estimator.dropin.contrib.layers.initializers import xavier_initializer
 from keras_estimator.dropin.contrib.layers.variables import (
+    add_biases,
     collect_named_outputs,
+    finish_layer,
     model_variable,
     variable_collections,
 )
@@ -59,12 +61,8 @@ def dense_weights(
     else:
         outputs = tf.tensordot(inputs, weights, [[inputs.shape.rank - 1], [0]])
         outputs.set_shape(inputs.shape[:-1].concatenate([num_outputs]))
-    if not normalizer_fn and biases_initializer:
-        biases = model_variable("biases", [num_outputs], dtype, biases_initializer,
-                                biases_regularizer, trainable,
-                                variable_collections(variables_collections, "biases"))  # fmt: skip
-        outputs = tf.nn.bias_add(outputs, biases)
-    return outputs
+    return add_biases(outputs, num_outputs, dtype, normalizer_fn, biases_initializer,
+                      biases_regularizer, trainable, variables_collections)  # fmt: skip
 
 
 @arg_scoped
@@ -101,11 +99,8 @@ def fully_connected(
         outputs = dense_weights(inputs, int(num_outputs), normalizer_fn, weights_initializer,
                                 weights_regularizer, biases_initializer, biases_regularizer,
                                 variables_collections, trainable)  # fmt: skip
-        if normalizer_fn is not None:
-            outputs = normalizer_fn(outputs, **(normalizer_params or {}))
-        if activation_fn is not None:
-            outputs = activation_fn(outputs)
-        return collect_named_outputs(outputs_collections, sc.name, outputs)
+        return finish_layer(outputs, normalizer_fn, normalizer_params, activation_fn,
+                            outputs_collections, sc.name)  # fmt: skip
 
 
 @arg_scoped

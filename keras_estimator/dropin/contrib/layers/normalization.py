@@ -11,7 +11,7 @@ import tensorflow as tf
 from keras_estimator.dropin.contrib.arg_scope import arg_scoped
 from keras_estimator.dropin.contrib.layers.core import smart_cond
 from keras_estimator.dropin.contrib.layers.variables import (
-    collect_named_outputs,
+    finish_layer,
     model_variable,
     variable_collections,
 )
@@ -65,7 +65,7 @@ def layer_norm(
             f"Received: inputs.shape={inputs.shape}"
         )
     dtype = inputs.dtype.base_dtype
-    with _V1.variable_scope(scope, "LayerNorm", [inputs], reuse=reuse):
+    with _V1.variable_scope(scope, "LayerNorm", [inputs], reuse=reuse) as sc:
         collections = list(variables_collections or []) or None
         beta = gamma = None
         if center:
@@ -80,11 +80,7 @@ def layer_norm(
         outputs = tf.nn.batch_normalization(
             inputs, mean, variance, offset=beta, scale=gamma, variance_epsilon=1e-12
         )
-        if activation_fn is not None:
-            outputs = activation_fn(outputs)
-        for collection in outputs_collections or []:
-            _V1.add_to_collection(collection, outputs)
-        return outputs
+        return finish_layer(outputs, None, None, activation_fn, outputs_collections, sc.name)
 
 
 def _with_globals(collections: list | None) -> list | None:
@@ -217,9 +213,7 @@ def batch_norm(
                         _V1.add_to_collection(collection, update)
         outputs = tf.nn.batch_normalization(inputs, shaped(mean), shaped(variance),
                                             shaped(beta), shaped(gamma), epsilon)  # fmt: skip
-        if activation_fn is not None:
-            outputs = activation_fn(outputs)
-        return collect_named_outputs(outputs_collections, sc.name, outputs)
+        return finish_layer(outputs, None, None, activation_fn, outputs_collections, sc.name)
 
 
 __all__ = ["batch_norm", "layer_norm"]

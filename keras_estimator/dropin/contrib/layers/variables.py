@@ -1,4 +1,5 @@
-"""How contrib layers create variables and publish outputs (model variables, collections)."""
+"""How contrib layers create variables (model variables, biases) and publish outputs
+(normalizer, activation, collections)."""
 
 from __future__ import annotations
 
@@ -40,4 +41,48 @@ def collect_named_outputs(collections: Any, alias: str, outputs: tf.Tensor) -> t
     return outputs
 
 
-__all__ = ["collect_named_outputs", "model_variable", "variable_collections"]
+def add_biases(
+    outputs: tf.Tensor,
+    num_outputs: int,
+    dtype: tf.DType,
+    normalizer_fn: Any,
+    biases_initializer: Any,
+    biases_regularizer: Any,
+    trainable: bool,
+    variables_collections: Any,
+    data_format: str | None = None,
+) -> tf.Tensor:
+    """contrib's `biases` `[num_outputs]` added to `outputs`, unless a `normalizer_fn` is
+    given or `biases_initializer` is None."""
+    if normalizer_fn or not biases_initializer:
+        return outputs
+    biases = model_variable("biases", [num_outputs], dtype, biases_initializer,
+                            biases_regularizer, trainable,
+                            variable_collections(variables_collections, "biases"))  # fmt: skip
+    return tf.nn.bias_add(outputs, biases, data_format=data_format)
+
+
+def finish_layer(
+    outputs: tf.Tensor,
+    normalizer_fn: Any,
+    normalizer_params: dict | None,
+    activation_fn: Any,
+    outputs_collections: Any,
+    alias: str,
+) -> tf.Tensor:
+    """`activation_fn(normalizer_fn(outputs))` (each when given), added to
+    `outputs_collections`: how every contrib layer ends."""
+    if normalizer_fn is not None:
+        outputs = normalizer_fn(outputs, **(normalizer_params or {}))
+    if activation_fn is not None:
+        outputs = activation_fn(outputs)
+    return collect_named_outputs(outputs_collections, alias, outputs)
+
+
+__all__ = [
+    "add_biases",
+    "collect_named_outputs",
+    "finish_layer",
+    "model_variable",
+    "variable_collections",
+]
