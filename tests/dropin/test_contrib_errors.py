@@ -79,8 +79,8 @@ def test_contrib_exists_only_while_installed():
 
 def test_check_reports_what_install_provides(tmp_path):
     script = tmp_path / "legacy.py"
-    script.write_text(
-        "import tensorflow as tf\n"
+    script.write_text(  # the v1 API: on `import tensorflow`, tf.contrib is TF1 mode
+        "import tensorflow.compat.v1 as tf\n"
         "from tensorflow.contrib import slim\n"
         "init = tf.contrib.layers.xavier_initializer()\n"
         "hp = tf.contrib.training.HParams(lr=0.1)\n"
