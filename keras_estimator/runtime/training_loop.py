@@ -12,6 +12,7 @@ import numpy as np
 import tensorflow as tf
 
 from keras_estimator.checkpoint import checkpoint_files as ckpt_lib
+from keras_estimator.distribute import cluster_barrier
 from keras_estimator.engine.output_keys import HOOKS_KEY
 from keras_estimator.engine.summaries import write_scalars
 from keras_estimator.hooks.keras_callbacks import KerasCallbacks
@@ -249,5 +250,8 @@ def run_training(
     callbacks.end({"loss": loss} if loss is not None else {})
     if saver is not None and step != last_saved:
         saver.save(step)
+    if not interrupted():
+        # Multi-worker: return on every task only once the chief's final checkpoint is saved.
+        cluster_barrier.wait_for_every_task(tf.distribute.get_strategy(), step)
     logger.info("Loss for final step: %s.", loss)
     return step
