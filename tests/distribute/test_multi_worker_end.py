@@ -46,6 +46,9 @@ def test_every_task_returns_after_the_chiefs_final_checkpoint(tmp_path):
     assert chief["weights"].keys() == worker["weights"].keys() and chief["weights"]
     for name, value in chief["weights"].items():
         np.testing.assert_allclose(worker["weights"][name], value, rtol=1e-6)
+    # Several steps per call, the same on every task: the chief's checkpoints every 20
+    # steps end the worker's runs too (log_step_count_steps=100 ends the first at 1).
+    assert chief["returns"] == worker["returns"] == [1, 20, 40, 60]
     # The evaluator evaluated the checkpoints as they came and stopped at max_steps.
     assert evaluator["eval_step"] == 60 and evaluator["evaluations"][-1] == 60
     for name, value in chief["weights"].items():

@@ -111,6 +111,7 @@ result = {
     "in_memory_step": int(est.keras_model._store.variables["global_step"].numpy()),
     "eval_step": None if metrics is None else int(metrics["global_step"]),
     "evaluations": sorted(int(s) for s in est.history.evaluations),
+    "returns": sorted(int(s) for s in est.history.loss),  # steps where a call returned
 }
 with open(out, "w") as f:
     json.dump(result, f)
