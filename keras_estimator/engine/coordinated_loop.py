@@ -18,8 +18,9 @@ class CoordinatedLoop:
     """The training loop under ParameterServerStrategy: steps scheduled onto the workers.
 
     A call schedules `num_steps` steps, waits for them and returns the last one's outputs,
-    as the other loops do. When a worker's input ends, the call ends with the steps that
-    ran (counted by the global step).
+    as the other loops do, with the global step read after all of them. When a worker's
+    input ends, the call ends with the steps that ran (counted by the global step). When a
+    worker fails, TF's coordinator runs its steps on the other workers.
     """
 
     def __init__(
@@ -78,5 +79,11 @@ class CoordinatedLoop:
                 raise
             last = dict(self._last, **{GLOBAL_STEP_KEY: self._global_step.read_value()})
             return tf.constant(ran, tf.int64), last
+        # Steps run concurrently on the workers: the last one scheduled need not finish last,
+        # so the global step it read can be behind. The variable itself counts every step
+        # (a step that a failed worker had applied may have run again elsewhere: TF's
+        # coordinator runs a step at least once).
+        now = self._global_step.read_value()
+        outputs = dict(outputs, **{GLOBAL_STEP_KEY: now})
         self._last = outputs
-        return tf.constant(steps, tf.int64), outputs
+        return tf.constant(max(int(now) - before, steps), tf.int64), outputs

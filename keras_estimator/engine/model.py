@@ -255,8 +255,8 @@ class EstimatorModel(keras.Model):
         if isinstance(strategy, tf.distribute.experimental.ParameterServerStrategy):
             return CoordinatedLoop(step_fn, self._ke_global_step, strategy)
         if strategy is not None:  # make_step gave the distributed step, no trace yet
-            in_multi_worker = internals.in_multi_worker_mode(strategy)
-            return DistributedLoop(step_fn, self._ke_global_step, in_multi_worker)
+            # Multi-worker too: the training loop has every task run as many steps per call.
+            return DistributedLoop(step_fn, self._ke_global_step, one_per_call=False)
         return ChunkedLoop(step_fn, traced.specs, traced)
 
     # -- the Keras road: Keras' own API over the model_fn's variables -----------------------

@@ -12,6 +12,7 @@ import numpy as np
 import tensorflow as tf
 
 from keras_estimator.checkpoint import checkpoint_files as ckpt_lib
+from keras_estimator.distribute import cluster_barrier, step_agreement
 from keras_estimator.engine.output_keys import HOOKS_KEY
 from keras_estimator.engine.summaries import write_scalars
 from keras_estimator.hooks.keras_callbacks import KerasCallbacks
@@ -189,6 +190,8 @@ def run_training(
         return interrupt is not None and interrupt.requested
 
     remaining = _batches_left(dataset) if runner.active else None
+    strategy = tf.distribute.get_strategy()
+    lockstep = cluster_barrier.spans_several_tasks(strategy)  # multi-worker: same calls
     while not stop and not interrupted() and (target is None or step < target):
         chunk = config.steps_per_execution or _MAX_CHUNK
         if log_every:
@@ -207,6 +210,11 @@ def run_training(
             chunk = max(min(chunk, remaining), 1)
         # Without a target (training until the input ends) the next chunk must fit too.
         _refuse_step_overflow(step, chunk, "the next run of steps takes")
+        if lockstep:
+            # Every task runs as many steps per call: the smallest run any task wants
+            # (the chief's end at its checkpoints; hooks or callbacks want one step).
+            wanted = 1 if runner.active or callbacks.active else chunk
+            chunk = step_agreement.agreed_steps(strategy, wanted)
         fetch_step = False
         if runner.active:
             # Walking hooks ahead only pays for several steps; a lone step runs as itself.
@@ -260,5 +268,8 @@ def run_training(
     callbacks.end({"loss": loss} if loss is not None else {})
     if saver is not None and step != last_saved:
         saver.save(step)
+    if not interrupted():
+        # Multi-worker: return on every task only once the chief's final checkpoint is saved.
+        cluster_barrier.wait_for_every_task(strategy, step)
     logger.info("Loss for final step: %s.", loss)
     return step

@@ -123,6 +123,8 @@ def _expectations() -> list[tuple[str, bool]]:
         ("distribute.values.DistributedDelegate.values / PerReplica.values",
          isinstance(getattr(_distribute_values.DistributedDelegate, "values", None), property)
          and isinstance(getattr(_distribute_values.PerReplica, "values", None), property)),
+        ("eager Context._config / _context_handle",
+         {"_config", "_context_handle"} <= _sets(_context.Context.__init__)),
         ("tf.distribute.StrategyExtended._in_multi_worker_mode",
          hasattr(tf.distribute.StrategyExtended, "_in_multi_worker_mode")),
         ("tf.Graph._is_loss_scaled_by_optimizer",
@@ -374,6 +376,20 @@ def outside_strategy_scopes() -> Iterator[None]:
 def per_replica_components(value: tf.distribute.DistributedValues) -> tuple:
     """The per-device components of a distributed value (a Mirrored update result)."""
     return tuple(value.values)
+
+
+def set_gpu_memory_fraction(fraction: float) -> None:
+    """ConfigProto.gpu_options.per_process_gpu_memory_fraction for this process. TF 2 has no
+    public setting for it; its eager context honours the field of its own ConfigProto when
+    it creates the GPU devices. RuntimeError once they exist."""
+    ctx = _context.context()
+    if ctx._context_handle is not None:
+        raise RuntimeError("The GPUs are already initialised.")
+    config = tf.compat.v1.ConfigProto()
+    if ctx._config is not None:
+        config.CopyFrom(ctx._config)
+    config.gpu_options.per_process_gpu_memory_fraction = fraction
+    ctx._config = config
 
 
 def in_multi_worker_mode(strategy: tf.distribute.Strategy) -> bool:

@@ -170,3 +170,66 @@ def test_tpu_estimator_without_tpu_trains_and_evaluates_under_train_distribute(t
     assert result["global_step"] == 4
     assert sorted(est.history.evaluations) == [2, 4]
     assert all(math.isfinite(float(m["mae"])) for m in est.history.evaluations.values())
+
+
+def test_train_and_evaluate_under_one_device_strategy_evaluates_and_exports(tmp_path):
+    x, y = _data()
+    est = make_estimator(
+        tmp_path / "model",
+        eval_only_metrics_model_fn,
+        train_distribute=tf2.distribute.OneDeviceStrategy("/cpu:1"),
+        save_checkpoints_steps=4,
+        tf_random_seed=7,
+    )
+    serving = estimator.export.build_raw_serving_input_receiver_fn(
+        {"x": tf2.TensorSpec([None, 4], tf2.float32)}
+    )
+    result, exports = estimator.train_and_evaluate(
+        est,
+        estimator.TrainSpec(dataset_input_fn(x, y, 16, repeat=True), max_steps=8),
+        estimator.EvalSpec(
+            dataset_input_fn(x, y, 16),
+            throttle_secs=0,
+            exporters=[estimator.LatestExporter("latest", serving)],
+        ),
+    )
+    assert result["global_step"] == 8
+    assert sorted(est.history.evaluations) == [4, 8]
+    assert len(exports) == 1 and os.path.isdir(exports[0])
+    # The same weights as training without a strategy.
+    plain = make_estimator(tmp_path / "plain", eval_only_metrics_model_fn, tf_random_seed=7)
+    plain.train(dataset_input_fn(x, y, 16, repeat=True), max_steps=8)
+    np.testing.assert_allclose(
+        est.get_variable_value("linear/kernel"),
+        plain.get_variable_value("linear/kernel"),
+        rtol=1e-6,
+    )
+    np.testing.assert_allclose(
+        result["mae"], plain.evaluate(dataset_input_fn(x, y, 16))["mae"], rtol=1e-6
+    )
+
+
+def test_in_memory_evaluator_hook_under_mirrored_and_eval_distribute(tmp_path):
+    x, y = _data()
+    strategy = mirrored_strategy()
+    est = make_estimator(
+        tmp_path / "model",
+        legacy_model_fn,
+        params={"adam": True},
+        train_distribute=strategy,
+        eval_distribute=strategy,
+        tf_random_seed=7,
+    )
+    hook = estimator.experimental.InMemoryEvaluatorHook(
+        est, dataset_input_fn(x, y, 16), every_n_iter=3
+    )
+    est.train(dataset_input_fn(x, y, 8, repeat=True), max_steps=6, hooks=[hook])
+    assert est.get_variable_value("global_step") == 6
+    # Before training, every 3 iterations and at the end (6 evaluated once).
+    assert sorted(est.history.evaluations) == [0, 3, 6]
+    final = est.history.evaluations[6]
+    want = make_estimator(tmp_path / "model", legacy_model_fn, params={"adam": True}).evaluate(
+        dataset_input_fn(x, y, 16)
+    )
+    np.testing.assert_allclose(final["mae"], want["mae"], rtol=1e-5)
+    np.testing.assert_allclose(final["loss"], want["loss"], rtol=1e-5)
