@@ -114,8 +114,9 @@ def summary_line(reports: list[FileReport]) -> str:
     verdicts = ", ".join(f"{n} {_VERDICT_WORDS[v]}" for v, n in data["verdicts"].items())  # type: ignore[attr-defined]
     statuses = ", ".join(f"{n} {_MARK[s].lower()}" for s, n in data["findings"].items())  # type: ignore[attr-defined]
     return (
-        f"Summary: {data['files']} files: {verdicts}. {data['references']} TensorFlow "
-        f"references; findings: {statuses}."
+        f"Summary: {data['files']} file{'' if data['files'] == 1 else 's'}: {verdicts}. "
+        f"{data['references']} TensorFlow reference{'' if data['references'] == 1 else 's'}; "
+        f"findings: {statuses}."
     )
 
 
