@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from typing import Any
 
@@ -21,6 +22,8 @@ from keras_estimator.engine.variable_store import VariableStore
 from keras_estimator.seam import internals
 from keras_estimator.spec.estimator_spec import EstimatorSpec
 from keras_estimator.spec.mode_keys import ModeKeys
+
+logger = logging.getLogger("keras_estimator")
 
 ModelFnCaller = Callable[[Any, Any, str], EstimatorSpec]
 _ASSIGN_OPS = frozenset({"AssignAddVariableOp", "AssignVariableOp", "AssignSubVariableOp"})
@@ -331,26 +334,41 @@ class EstimatorModel(keras.Model):
         if self.road is not None and not self._store.global_variables().keys() - {"global_step"}:
             self.road.build(self, x, y)
 
-    def _keras_trained(self) -> None:
-        if self.road is not None:
+    def _keras_trained(self, failing: bool = False) -> None:
+        """Saves what Keras trained. When fit itself is failing, a failing save is logged
+        and fit's own exception goes on (it is what the user needs to see)."""
+        if self.road is None:
+            return
+        if not failing:
             self.road.save_keras_training(self)
+            return
+        try:
+            self.road.save_keras_training(self)
+        except Exception:  # noqa: BLE001  (fit's exception, being raised, matters more)
+            logger.exception("Saving the Keras training after fit failed also failed.")
 
     def fit(self, x: Any = None, y: Any = None, *args: Any, **kwargs: Any) -> Any:
         """Keras' `fit`; when it ends (or is interrupted) the training is saved to model_dir
         as a checkpoint, so the Estimator's next call continues from it."""
         self._build_for(x, y)
         try:
-            return super().fit(x, y, *args, **kwargs)
-        finally:
-            self._keras_trained()
+            result = super().fit(x, y, *args, **kwargs)
+        except BaseException:
+            self._keras_trained(failing=True)
+            raise
+        self._keras_trained()
+        return result
 
     def train_on_batch(self, x: Any = None, y: Any = None, *args: Any, **kwargs: Any) -> Any:
         """Keras' `train_on_batch`, saved to model_dir like `fit`."""
         self._build_for(x, y)
         try:
-            return super().train_on_batch(x, y, *args, **kwargs)
-        finally:
-            self._keras_trained()
+            result = super().train_on_batch(x, y, *args, **kwargs)
+        except BaseException:
+            self._keras_trained(failing=True)
+            raise
+        self._keras_trained()
+        return result
 
     def evaluate(self, x: Any = None, y: Any = None, *args: Any, **kwargs: Any) -> Any:
         self._build_for(x, y)

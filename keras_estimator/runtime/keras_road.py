@@ -15,6 +15,7 @@ import os
 import uuid
 from typing import Any
 
+import numpy as np
 import tensorflow as tf
 
 from keras_estimator.checkpoint import checkpoint_files as ckpt_lib
@@ -67,32 +68,56 @@ class KerasRoad:
         logger.info("keras_model built for %s and restored from %s.", mode, checkpoint)
 
     def save_keras_training(self, model: Any) -> str | None:
-        """Saves the variables to model_dir when Keras trained past the latest checkpoint."""
+        """Saves the variables to model_dir when Keras trained past the latest checkpoint.
+
+        Not saved, with a log line saying why: on a non-chief task; when model_dir's latest
+        checkpoint is already at or past this step (another trainer went on meanwhile); when
+        a weight is NaN or infinite (train() refuses those too). A trainer holding model_dir's
+        lock makes it raise ModelDirLockedError.
+        """
         runtime = self._runtime
         if model is not runtime.model or not model.store.global_variables().keys() - {
             "global_step"
         }:
             return None
         step = runtime.global_step_value()
-        latest = runtime.latest_checkpoint()
-        saved = int(tf.train.load_variable(latest, "global_step")) if latest else None
-        if saved == step:
-            return None
         config = runtime.config
         if not config.is_chief:
             logger.warning("Keras training of step %d is not saved: only the chief writes "
                            "model_dir.", step)  # fmt: skip
             return None
         tf.io.gfile.makedirs(runtime.model_dir)
-        writer = ckpt_lib.CheckpointWriter(
-            runtime.model_dir, model.store.global_variables(), config.keep_checkpoint_max,
-            config.keep_checkpoint_every_n_hours,
-        )  # fmt: skip
-        if config.checkpoint_save_graph_def:
-            writer.meta_graph = runtime.step_graph(ModeKeys.TRAIN).meta_graph
         # A trainer of model_dir in another process (or Estimator) must not be overwritten:
         # the save takes model_dir's lock as train() does (ModelDirLockedError names it).
         with hold_training_lock(runtime.model_dir, is_chief=True):
+            latest = runtime.latest_checkpoint()
+            saved = int(tf.train.load_variable(latest, "global_step")) if latest else None
+            if saved is not None and saved >= step:
+                if saved > step:
+                    logger.warning(
+                        "Keras training (global step %d) is not saved: model_dir's latest "
+                        "checkpoint %s is at step %d, written by another trainer since this "
+                        "model was restored.", step, latest, saved,
+                    )  # fmt: skip
+                return None
+            variables = model.store.global_variables()
+            broken = sorted(
+                name
+                for name, v in variables.items()
+                if v.dtype.is_floating and not np.all(np.isfinite(v.numpy()))
+            )
+            if broken:
+                logger.error(
+                    "Keras training (global step %d) is not saved: %s hold NaN or infinite "
+                    "values. model_dir keeps %s.", step, ", ".join(broken[:5]), latest,
+                )  # fmt: skip
+                return None
+            writer = ckpt_lib.CheckpointWriter(
+                runtime.model_dir, variables, config.keep_checkpoint_max,
+                config.keep_checkpoint_every_n_hours,
+            )  # fmt: skip
+            if config.checkpoint_save_graph_def:
+                writer.meta_graph = runtime.step_graph(ModeKeys.TRAIN).meta_graph
             path = writer.save(step)
         logger.info("Keras training saved to %s (global step %d).", path, step)
         return path
@@ -124,8 +149,11 @@ class KerasRoad:
                 f"export() writes a new SavedModel directory, and {filepath!r} exists and is "
                 f"not empty. Fix: export to a new path. Received: filepath={filepath!r}"
             )
-        parent = os.path.dirname(os.path.abspath(filepath))
-        base = os.path.join(parent, f".keras_estimator_export_{uuid.uuid4().hex}")
+        # Written beside `filepath` under a temporary name, then renamed: a reader never
+        # sees half a SavedModel. URLs (gs://...) keep their scheme.
+        local = "://" not in filepath
+        parent = os.path.dirname(os.path.abspath(filepath) if local else filepath.rstrip("/"))
+        base = f"{parent}/.keras_estimator_export_{uuid.uuid4().hex}"
         try:
             written = write_saved_model(runtime, base, receiver_fn, None, False, None,
                                         ModeKeys.PREDICT)  # fmt: skip

@@ -109,6 +109,27 @@ def test_keras_training_is_not_saved_over_another_trainer(tmp_path, toy_data):
     assert est.latest_checkpoint().endswith("model.ckpt-11")  # 3 refused + 3 saved
 
 
+def test_keras_training_never_saves_backwards_or_nan(tmp_path, toy_data, caplog):
+    x, y = toy_data
+    est = make_estimator(tmp_path)
+    est.train(dataset_input_fn(x, y, 16, repeat=True), steps=5)
+    other = make_estimator(tmp_path)
+    model = other.keras_model
+    model.evaluate(_keras_data(x, y, 64), verbose=0)  # restored at step 5
+    est.train(dataset_input_fn(x, y, 16, repeat=True), steps=20)  # model_dir moves on to 25
+    with caplog.at_level(logging.WARNING, logger="keras_estimator"):
+        model.fit(_keras_data(x, y).repeat(), steps_per_epoch=3, verbose=0)  # step 8
+    assert est.latest_checkpoint().endswith("model.ckpt-25")
+    assert "is at step 25, written by another trainer" in caplog.text
+    kernel = next(v for n, v in est.keras_model.store.global_variables().items()
+                  if n.endswith("kernel"))  # fmt: skip
+    kernel.assign(np.full(kernel.shape, np.nan, kernel.dtype.as_numpy_dtype))
+    with caplog.at_level(logging.ERROR, logger="keras_estimator"):
+        est.keras_model.fit(_keras_data(x, y).repeat(), steps_per_epoch=1, verbose=0)
+    assert est.latest_checkpoint().endswith("model.ckpt-25")
+    assert "hold NaN or infinite values" in caplog.text
+
+
 def test_interrupted_fit_keeps_the_steps_it_ran(tmp_path, toy_data):
     x, y = toy_data
     est = make_estimator(tmp_path)
