@@ -7,6 +7,7 @@ import os
 from typing import Any
 
 import numpy as np
+import tensorflow as tf
 
 from keras_estimator.runtime.event_files import read_scalars
 
@@ -70,10 +71,10 @@ class TrainingHistory:
 
     def __repr__(self) -> str:
         names = set(self._evaluations)
-        if self._model_dir is not None and os.path.isdir(self._model_dir):
+        if self._model_dir is not None and tf.io.gfile.isdir(self._model_dir):
             names |= {None} | {
-                entry[len("eval_") :]
-                for entry in os.listdir(self._model_dir)
+                entry.rstrip("/")[len("eval_") :]
+                for entry in tf.io.gfile.listdir(self._model_dir)
                 if entry.startswith("eval_")
             }
         evaluated = {name or "eval": len(self.evaluation(name)) for name in sorted(names, key=str)}
