@@ -66,7 +66,7 @@ class ModelRuntime:
         self._writers: dict[str, tf.summary.SummaryWriter] = {}
         self._started_at: int | None = None  # the global step the current train() began at
         self._step_graphs: dict[str, tf.Graph | None] = {}  # the last traced graph per mode
-        self._tf1_graphs: dict[int, StepGraph] = {}  # by id of the traced graph
+        self._tf1_graph: tuple[Any, StepGraph] | None = None  # (traced graph, its TF1 graph)
 
     def use_strategy(self, strategy: tf.distribute.Strategy, modes: frozenset) -> None:
         """Runs `modes` under `strategy` from now on (TPUEstimator's TPUStrategy)."""
@@ -309,9 +309,8 @@ class ModelRuntime:
         """The TF1 graph of `mode`'s last traced step over the model's variables (what
         graph.pbtxt and the .meta files hold); built once per trace."""
         traced = self._step_graphs.get(mode)
-        key = id(traced)
-        graph = self._tf1_graphs.get(key)
-        if graph is None:
+        cached_for, graph = self._tf1_graph or (None, None)
+        if graph is None or cached_for is not traced:  # identity: a retrace may reuse an id
             variables = self.model.store.global_variables()
             try:
                 graph = StepGraph(traced, variables)
@@ -320,7 +319,7 @@ class ModelRuntime:
                 logger.warning("graph.pbtxt / .meta hold the variables only: the traced "
                                "step could not be rebuilt as a TF1 graph (%s).", exc)  # fmt: skip
                 graph = StepGraph(None, variables)
-            self._tf1_graphs = {key: graph}  # only the newest: a retrace replaces it
+            self._tf1_graph = (traced, graph)  # only the newest: a retrace replaces it
         return graph
 
     def global_step_value(self) -> int:
