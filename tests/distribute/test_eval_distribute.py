@@ -2,6 +2,7 @@
 (conftest.py): every replica runs the EVAL model_fn on its own batches, the metrics' local
 variables are summed across replicas, and the results equal an undistributed evaluate()."""
 
+import keras
 import numpy as np
 import pytest
 import tensorflow as tf2
@@ -105,4 +106,36 @@ def test_evaluate_last_step_of_the_input(tmp_path, n):
     results = est.evaluate(_input_fn(x, y))
     expected = make_estimator(tmp_path, model_fn).evaluate(_input_fn(x, y))
     for key in ("accuracy", "auc", "loss"):
+        np.testing.assert_allclose(results[key], expected[key], rtol=1e-5, err_msg=key)
+
+
+def keras_metrics_model_fn(features, labels, mode, params):
+    logits = tf.layers.dense(features["x"], 1, name="logit")[:, 0]
+    probabilities = tf.sigmoid(logits)
+    loss = tf.losses.sigmoid_cross_entropy(labels, logits)
+    train_op = tf.train.GradientDescentOptimizer(0.5).minimize(
+        loss, global_step=tf.train.get_global_step()
+    )
+    mean = keras.metrics.Mean(name="mean_probability")
+    mean.update_state(probabilities)
+    accuracy = keras.metrics.BinaryAccuracy(name="accuracy")
+    accuracy.update_state(labels, probabilities)
+    return estimator.EstimatorSpec(
+        mode,
+        loss=loss,
+        train_op=train_op,
+        eval_metric_ops={"accuracy": accuracy, "mean_probability": mean},
+    )
+
+
+def test_keras_metrics_under_eval_distribute(tmp_path):
+    x, y = _data(18)
+    strategy = mirrored_strategy()
+    est = make_estimator(
+        tmp_path, keras_metrics_model_fn, train_distribute=strategy, eval_distribute=strategy
+    )
+    est.train(_input_fn(x, y), max_steps=3)
+    results = est.evaluate(_input_fn(x, y))
+    expected = make_estimator(tmp_path, keras_metrics_model_fn).evaluate(_input_fn(x, y))
+    for key in ("accuracy", "mean_probability", "loss"):
         np.testing.assert_allclose(results[key], expected[key], rtol=1e-5, err_msg=key)
