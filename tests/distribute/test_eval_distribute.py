@@ -139,3 +139,26 @@ def test_keras_metrics_under_eval_distribute(tmp_path):
     expected = make_estimator(tmp_path, keras_metrics_model_fn).evaluate(_input_fn(x, y))
     for key in ("accuracy", "mean_probability", "loss"):
         np.testing.assert_allclose(results[key], expected[key], rtol=1e-5, err_msg=key)
+
+
+def test_train_and_evaluate_with_train_and_eval_distribute(tmp_path):
+    x, y = _data()
+    strategy = mirrored_strategy()
+    est = make_estimator(
+        tmp_path,
+        model_fn,
+        train_distribute=strategy,
+        eval_distribute=strategy,
+        save_checkpoints_steps=4,
+    )
+    TRACED.clear()
+    metrics, _ = estimator.train_and_evaluate(
+        est,
+        estimator.TrainSpec(_input_fn(np.tile(x, (3, 1)), np.tile(y, 3)), max_steps=8),
+        estimator.EvalSpec(_input_fn(x, y), steps=None, throttle_secs=0),
+    )
+    assert ("eval", 1) in TRACED  # evaluation ran per replica
+    assert metrics["global_step"] == 8
+    expected = make_estimator(tmp_path, model_fn).evaluate(_input_fn(x, y))
+    for key in ("accuracy", "auc", "precision", "loss"):
+        np.testing.assert_allclose(metrics[key], expected[key], rtol=1e-5, err_msg=key)
