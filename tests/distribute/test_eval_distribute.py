@@ -162,3 +162,36 @@ def test_train_and_evaluate_with_train_and_eval_distribute(tmp_path):
     expected = make_estimator(tmp_path, model_fn).evaluate(_input_fn(x, y))
     for key in ("accuracy", "auc", "precision", "loss"):
         np.testing.assert_allclose(metrics[key], expected[key], rtol=1e-5, err_msg=key)
+
+
+class _FetchLoss(tf.train.SessionRunHook):
+    def __init__(self, loss, seen):
+        self._loss, self._seen = loss, seen
+
+    def before_run(self, run_context):
+        return tf.train.SessionRunArgs(self._loss)
+
+    def after_run(self, run_context, run_values):
+        self._seen.append(float(run_values.results))
+
+
+def test_model_fn_evaluation_hooks_see_the_first_replica(tmp_path):
+    x, y = _data(18)
+    seen = []
+
+    def hooked_model_fn(features, labels, mode, params):
+        spec = model_fn(features, labels, mode, params)
+        return spec._replace(evaluation_hooks=[_FetchLoss(spec.loss, seen)])
+
+    strategy = mirrored_strategy()
+    est = make_estimator(
+        tmp_path, hooked_model_fn, train_distribute=strategy, eval_distribute=strategy
+    )
+    est.train(_input_fn(x, y), max_steps=2)
+    results = est.evaluate(_input_fn(x, y))
+    distributed_seen = list(seen)
+    seen.clear()
+    expected = make_estimator(tmp_path, hooked_model_fn).evaluate(_input_fn(x, y))
+    # One step per two batches; hooks fetch replica 0's (the first of each pair), as 2.15.
+    np.testing.assert_allclose(distributed_seen, seen[::2], rtol=1e-6)
+    np.testing.assert_allclose(results["loss"], expected["loss"], rtol=1e-5)
