@@ -20,12 +20,18 @@ from keras_estimator.spec.run_config import TaskType
 logger = logging.getLogger("keras_estimator")
 
 
+# eval_distribute strategies that evaluate per replica on split input (one machine's devices);
+# a multi-worker strategy's evaluation runs on the task that calls it, undistributed.
+_EVAL_DISTRIBUTED = (tf.distribute.MirroredStrategy, tf.distribute.OneDeviceStrategy)
+
+
 def strategy_of(config: Any) -> tuple[tf.distribute.Strategy | None, frozenset[str]]:
     """The one strategy the Estimator's variables live under, and the modes it runs.
 
-    Training runs distributed; evaluation reads the same (mirrored) variables without
-    splitting its batches across replicas, which gives tf.estimator's metrics over all
-    examples; predict() never used a strategy.
+    Training runs distributed. Evaluation too when eval_distribute is the same one-machine
+    strategy (each replica evaluates its own batches, the metrics summed across replicas);
+    otherwise it reads the same (mirrored) variables without splitting its batches, which
+    gives the same metrics. predict() never used a strategy.
     """
     train, evaluate = config.train_distribute, config.eval_distribute
     distribute = config.experimental_distribute
@@ -73,16 +79,20 @@ def strategy_of(config: Any) -> tuple[tf.distribute.Strategy | None, frozenset[s
         )
         return None, frozenset()
     strategy = train
-    if evaluate is not None:
+    modes = {"train"} if strategy is not None else set()
+    if evaluate is not None and isinstance(evaluate, _EVAL_DISTRIBUTED):
+        modes.add("eval")  # each replica evaluates its batches, as tf.estimator did
+    elif evaluate is not None:
         logger.info(
-            "Evaluation runs on the strategy's variables without distributing its batches "
-            "(eval_distribute): the metrics are the same as tf.estimator's."
+            "Evaluation runs on the %s's variables without distributing its batches "
+            "(eval_distribute): the metrics are the same as tf.estimator's.",
+            type(evaluate).__name__,
         )
     if strategy is not None:
         logger.info("Initializing RunConfig with distribution strategies.")
         logger.info("Using %s with %d replicas.", type(strategy).__name__,
                     strategy.num_replicas_in_sync)  # fmt: skip
-    return strategy, frozenset({"train"} if strategy is not None else ())
+    return strategy, frozenset(modes)
 
 
 def iterator_spec(dataset: Any) -> tf.TypeSpec:

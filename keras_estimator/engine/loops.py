@@ -212,6 +212,68 @@ class DistributedLoop:
         return loop
 
 
+class DistributedEvalLoop:
+    """EVAL under a strategy: one step per call on `next(iterator)`, counted here (the
+    global step does not move); the input's end ends the loop. Same interface as the
+    chunked loop.
+
+    As the undistributed EVAL step, the step keeps only what the metrics depend on (a
+    train_op built in EVAL does not run): `updates()` gives, once traced, the step's metric
+    update ops, which run with the outputs.
+    """
+
+    def __init__(self, step_fn: Callable | None, updates: Callable[[], list] | None = None,
+                 run: Callable | None = None, step: TracedStep | None = None) -> None:  # fmt: skip
+        self._raw: dict = {}
+
+        def trace(iterator: Any) -> Any:
+            # The step's own outputs: the function's returned copies wait for every
+            # stateful op of the trace (a train_op among them).
+            self._raw["outputs"] = step_fn(next(iterator))
+            return self._raw["outputs"]
+
+        self._trace = tf.function(trace, autograph=False)
+        self._updates = updates
+        self._run, self._step = run, step
+        self._fetching: dict[tuple, DistributedEvalLoop] = {}
+
+    def get_concrete_function(self, iterator_spec: Any, steps_spec: Any) -> Any:
+        concrete = self._trace.get_concrete_function(iterator_spec)
+        num_args = len(concrete.inputs) - len(concrete.captured_inputs)
+        outputs = self._raw["outputs"]
+        self._step = TracedStep(None, concrete.graph, outputs, self._updates(), num_args)
+        run = self._step.with_fetches({})
+        self._run = lambda iterator: run(iterator)[0]
+        return concrete
+
+    def __call__(self, iterator: Any, num_steps: tf.Tensor) -> tuple[tf.Tensor, Any]:
+        ran, outputs = 0, None
+        while ran < int(num_steps):
+            try:
+                outputs = self._run(iterator)
+            except (tf.errors.OutOfRangeError, StopIteration):
+                break
+            ran += 1
+        if outputs is None:
+            outputs = tf.nest.map_structure(zeros, self._step.specs)
+        return tf.constant(ran, tf.int64), outputs
+
+    @property
+    def step_ops(self) -> list:
+        return self._step.ops if self._step is not None else []
+
+    def with_fetches(self, extra: dict[str, tf.Tensor]) -> DistributedEvalLoop:
+        """The loop whose step also returns `extra` (tensors of the one-step trace)."""
+        key = tuple(sorted((name, id(t)) for name, t in extra.items()))
+        loop = self._fetching.get(key)
+        if loop is None:
+            run = self._step.with_fetches(extra)
+            loop = self._fetching[key] = DistributedEvalLoop(
+                None, run=lambda iterator: _with_hook_values(*run(iterator)), step=self._step
+            )
+        return loop
+
+
 class PredictStep:
     """PREDICT: `step(batch) -> (predictions, hook values)`, pruned to what they need."""
 

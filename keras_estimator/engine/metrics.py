@@ -84,7 +84,14 @@ def metric_values(
 
     A value is a tensor, or the nested tuple / dict of tensors the metric returned.
     """
-    updates, pending, values = [], {}, {}
+    pending, updates = metric_updates(eval_metric_ops, store)
+    return values_after(pending, updates), updates
+
+
+def metric_updates(eval_metric_ops: dict, store: VariableStore) -> tuple[dict, list]:
+    """Returns `(pending, updates)`: each metric's value (a tensor structure, or the Keras
+    metric) and the update ops of the step; `values_after` reads the values after them."""
+    updates, pending = [], {}
     keras_variables: list[tf.Variable] = []
     for name, metric in eval_metric_ops.items():
         if isinstance(metric, keras.metrics.Metric):
@@ -104,11 +111,17 @@ def metric_values(
     # Fetch each update once, as an operation (a Tensor update_op is its op's output).
     writes = _writes_to(store.local_variables() + keras_variables)
     ops = [u.op if isinstance(u, tf.Tensor) else u for u in updates + writes]
-    updates = list({id(op): op for op in ops}.values())
+    return pending, list({id(op): op for op in ops}.values())
+
+
+def values_after(pending: dict, updates: list) -> dict[str, Any]:
+    """The metrics' values read after all of `updates` (under a strategy: called in
+    cross-replica context, where a metric's SUM-aggregated variables read as the total)."""
+    values = {}
     for name, item in pending.items():
         if isinstance(item, keras.metrics.Metric):
             with tf.control_dependencies(updates):
                 values[name] = tf.convert_to_tensor(item.result())
         else:
             values[name] = value_after(item, updates)
-    return values, updates
+    return values

@@ -15,7 +15,13 @@ from keras_estimator.engine import metrics as metrics_lib
 from keras_estimator.engine.coordinated_loop import CoordinatedLoop
 from keras_estimator.engine.graph_scope import global_step_read, tf1_graph_scope
 from keras_estimator.engine.keras_optimizer import apply_as_train_op
-from keras_estimator.engine.loops import ChunkedLoop, DistributedLoop, PredictStep, TracedStep
+from keras_estimator.engine.loops import (
+    ChunkedLoop,
+    DistributedEvalLoop,
+    DistributedLoop,
+    PredictStep,
+    TracedStep,
+)
 from keras_estimator.engine.output_keys import GLOBAL_STEP_KEY, LOSS_KEY
 from keras_estimator.engine.summaries import summaries_every
 from keras_estimator.engine.variable_store import VariableStore
@@ -185,6 +191,16 @@ class EstimatorModel(keras.Model):
             self.hook_runner.attach(spec_hooks, graph, global_step_read(graph))
 
     def test_step(self, data: Any) -> dict[str, tf.Tensor]:
+        pending, updates = self._eval_updates_of(data)
+        self._eval_updates = updates
+        return metrics_lib.values_after(pending, updates)
+
+    def _eval_updates_of(self, data: Any, distributed: bool = False) -> tuple[dict, list]:
+        """The EVAL model_fn on `data`: `(pending metric values, update ops)`.
+
+        `distributed`: one replica's share; a replica left without examples (the input's
+        last step) adds nothing to the loss mean instead of a NaN.
+        """
         with tf1_graph_scope(self._store, self._ke_global_step) as graph:
             spec = self._spec_for(data, ModeKeys.EVAL)
             for reserved, quoted in ((LOSS_KEY, '"loss"'), (GLOBAL_STEP_KEY, "`global_step`")):
@@ -196,11 +212,38 @@ class EstimatorModel(keras.Model):
                         f"Received: eval_metric_ops keys={sorted(spec.eval_metric_ops)}"
                     )
             ops = dict(spec.eval_metric_ops)
-            ops[LOSS_KEY] = tf.compat.v1.metrics.mean(spec.loss, name="keras_estimator_eval_loss")
-            values, updates = metrics_lib.metric_values(ops, self._store)
-            self._eval_updates = updates
+            loss, weights = spec.loss, None
+            if distributed:
+                examples = tf.shape(tf.nest.flatten(split_batch(data)[0])[0])[0]
+                has = examples > 0
+                loss = tf.where(has, loss, tf.zeros_like(loss))
+                weights = tf.cast(has, loss.dtype)
+            ops[LOSS_KEY] = tf.compat.v1.metrics.mean(
+                loss, weights=weights, name="keras_estimator_eval_loss"
+            )
+            pending, updates = metrics_lib.metric_updates(ops, self._store)
             self._attach_hooks(spec.evaluation_hooks, graph)
-            return values
+            return pending, updates
+
+    def _distributed_eval_step(self, strategy: tf.distribute.Strategy) -> Callable:
+        """EVAL under eval_distribute (tf.estimator 2.15): every replica runs the model_fn
+        on its own batch and updates its share of the metrics' (SUM-aggregated) local
+        variables; the values are read across replicas after all updates."""
+
+        def step(data: Any) -> dict[str, Any]:
+            parts: list = []
+
+            def replica(data: Any) -> tf.Tensor:
+                pending, updates = self._eval_updates_of(data, distributed=True)
+                parts.append((pending, updates))
+                return tf.constant(0)
+
+            strategy.run(replica, args=(data,))
+            updates = list({id(op): op for _, ops in parts for op in ops}.values())
+            self._eval_updates = updates
+            return metrics_lib.values_after(parts[0][0], updates)
+
+        return step
 
     def predict_step(self, data: Any) -> Any:
         with tf1_graph_scope(self._store, self._ke_global_step) as graph:
@@ -214,9 +257,10 @@ class EstimatorModel(keras.Model):
     ) -> tuple[Callable, TracedStep | None]:
         """Traces the step for `mode` once; returns `(step_fn, traced step)`.
 
-        Under a `strategy` (only TRAIN runs under one) each replica runs the step on its own
-        batch; the loss is the mean over replicas and hooks see replica 0's values, as
-        tf.estimator showed them. The loop traces that step (no traced step here).
+        Under a `strategy` (TRAIN, and EVAL with eval_distribute) each replica runs the
+        step on its own batch; the training loss is the mean over replicas and hooks see
+        replica 0's values, as tf.estimator showed them; EVAL's metrics are summed across
+        replicas. The loop traces that step (no traced step here).
 
         TRAIN runs the traced step as is: every stateful op the model_fn created runs, as
         Keras layers (batch-norm statistics, metrics) expect. EVAL and PREDICT keep only
@@ -226,6 +270,8 @@ class EstimatorModel(keras.Model):
         self.features_spec = split_batch(element_spec)[0]
         if mode == ModeKeys.TRAIN and strategy is not None:
             return self._distributed_train_step(strategy), None
+        if mode == ModeKeys.EVAL and strategy is not None:
+            return self._distributed_eval_step(strategy), None
         if mode == ModeKeys.TRAIN:
             step_fn = tf.function(self.train_step, autograph=False)
             traced = TracedStep.of(step_fn.get_concrete_function(element_spec), fn=step_fn)
@@ -257,6 +303,8 @@ class EstimatorModel(keras.Model):
             return PredictStep(traced)
         if isinstance(strategy, tf.distribute.experimental.ParameterServerStrategy):
             return CoordinatedLoop(step_fn, self._ke_global_step, strategy)
+        if mode == ModeKeys.EVAL and strategy is not None:
+            return DistributedEvalLoop(step_fn, updates=lambda: list(self._eval_updates))
         if strategy is not None:  # make_step gave the distributed step, no trace yet
             # Multi-worker too: the training loop has every task run as many steps per call.
             return DistributedLoop(step_fn, self._ke_global_step, one_per_call=False)

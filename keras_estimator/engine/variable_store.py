@@ -121,6 +121,8 @@ class VariableStore:
             key = graph.unique_name(name, mark_as_used=True)
         collections = kwargs.get("collections")
         is_local = bool(collections) and _LOCAL in collections
+        if is_local:
+            key = _shared_across_replicas(key)
         with self.lock:
             variable = self.variables.get(key)
             if variable is not None and is_local and _made_elsewhere(variable):
@@ -175,3 +177,14 @@ class VariableStore:
             names.append(_TRAINABLE)
         for collection in names:
             graph.add_to_collection(collection, variable)
+
+
+def _shared_across_replicas(key: str) -> str:
+    """A metric variable made by replica N > 0 of a MirroredStrategy (its name scope is
+    "replica_N/"): the one variable of replica 0, whose components the strategy shares."""
+    context = tf.distribute.get_replica_context()
+    if context is None or not tf.distribute.has_strategy():
+        return key
+    replica = tf.get_static_value(context.replica_id_in_sync_group)
+    prefix = f"replica_{replica}/"
+    return key[len(prefix) :] if replica and key.startswith(prefix) else key

@@ -485,7 +485,9 @@ class Estimator:
             # Constant tensors ran `steps` times under tf.estimator (one batch without steps:
             # tf.estimator would have evaluated them forever).
             dataset = self._input_for(input_fn, ModeKeys.EVAL, repeat_tensors=steps is not None)
-            if steps is None and int(dataset.cardinality()) == tf.data.INFINITE_CARDINALITY:
+            cardinality = dataset.cardinality  # a distributed dataset's is a property
+            cardinality = int(cardinality() if callable(cardinality) else cardinality)
+            if steps is None and cardinality == tf.data.INFINITE_CARDINALITY:
                 raise ValueError(  # tf.estimator 2.15 evaluated such input forever
                     "evaluate() was given endless input (the dataset repeats forever) and no "
                     "`steps`, so it would never finish. Expected a dataset that ends, or a "

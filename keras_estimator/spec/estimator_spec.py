@@ -184,6 +184,8 @@ def _metric_handles(metric: keras.metrics.Metric) -> list | None:
     handles = []
     for variable in metric.variables:
         backing = keras_variable_backing(variable)
+        if isinstance(backing, tf.distribute.DistributedValues):
+            return None  # a replica's metric under a strategy: no check
         handle = getattr(backing, "handle", None)
         if handle is None or not hasattr(backing, "initializer"):
             return None  # e.g. a distributed variable: no check

@@ -1,0 +1,197 @@
+"""evaluate() under RunConfig(eval_distribute=MirroredStrategy) on two logical CPUs
+(conftest.py): every replica runs the EVAL model_fn on its own batches, the metrics' local
+variables are summed across replicas, and the results equal an undistributed evaluate()."""
+
+import keras
+import numpy as np
+import pytest
+import tensorflow as tf2
+import tensorflow.compat.v1 as tf
+from helpers import make_estimator, mirrored_strategy
+
+import keras_estimator as estimator
+
+BATCH = 4
+TRACED = []  # (mode, replica id) of every model_fn call
+
+
+def _data(n=22):  # 22 examples, batches of 4: five full batches and a last one of 2
+    rng = np.random.RandomState(3)
+    x = rng.randn(n, 3).astype(np.float32)
+    y = (x @ np.array([1.0, -1.0, 0.5], np.float32) > 0).astype(np.int64)
+    return x, y
+
+
+def model_fn(features, labels, mode, params):
+    logits = tf.layers.dense(features["x"], 1, name="logit")[:, 0]
+    replica = tf2.distribute.get_replica_context()
+    replica_id = None if replica is None else tf2.get_static_value(replica.replica_id_in_sync_group)
+    TRACED.append((mode, None if replica_id is None else int(replica_id)))
+    probabilities = tf.sigmoid(logits)
+    predicted = tf.cast(probabilities > 0.5, tf.int64)
+    loss = tf.losses.sigmoid_cross_entropy(labels, logits)
+    train_op = tf.train.GradientDescentOptimizer(0.5).minimize(
+        loss, global_step=tf.train.get_global_step()
+    )
+    metrics = {
+        "accuracy": tf.metrics.accuracy(labels, predicted),
+        "mean_probability": tf.metrics.mean(probabilities),
+        "auc": tf.metrics.auc(labels, probabilities),
+        "precision": tf.metrics.precision(labels, predicted),
+    }
+    return estimator.EstimatorSpec(mode, loss=loss, train_op=train_op, eval_metric_ops=metrics)
+
+
+def _input_fn(x, y, contexts=None):
+    def input_fn(input_context=None):
+        if contexts is not None:
+            contexts.append(input_context)
+        return tf2.data.Dataset.from_tensor_slices(({"x": x}, y)).batch(BATCH)
+
+    return input_fn
+
+
+def test_evaluate_runs_per_replica_and_matches_undistributed(tmp_path):
+    x, y = _data()
+    strategy = mirrored_strategy()
+    trained = make_estimator(tmp_path, model_fn, save_checkpoints_steps=100)
+    trained.train(_input_fn(x, y), max_steps=6)
+    expected = trained.evaluate(_input_fn(x, y))
+
+    contexts = []
+    distributed = make_estimator(
+        tmp_path,
+        model_fn,
+        train_distribute=strategy,
+        eval_distribute=strategy,
+    )
+    TRACED.clear()
+    results = distributed.evaluate(_input_fn(x, y, contexts))
+
+    # The EVAL model_fn ran once per replica, on the input_fn's (per-replica) batches.
+    assert TRACED == [("eval", 0), ("eval", 1)], TRACED
+    assert len(contexts) == 1 and contexts[0].num_replicas_in_sync == 2
+    assert results["global_step"] == expected["global_step"] == 6, (results, expected)
+    assert sorted(results) == sorted(expected)
+    for key in ("accuracy", "mean_probability", "auc", "precision", "loss"):
+        np.testing.assert_allclose(results[key], expected[key], rtol=1e-5, err_msg=key)
+
+
+def test_evaluate_with_steps_and_hooks_under_eval_distribute(tmp_path):
+    x, y = _data()
+    strategy = mirrored_strategy()
+    est = make_estimator(tmp_path, model_fn, train_distribute=strategy, eval_distribute=strategy)
+    est.train(_input_fn(x, y), max_steps=3)
+
+    class Counter(tf.train.SessionRunHook):
+        calls = 0
+
+        def after_run(self, run_context, run_values):
+            Counter.calls += 1
+
+    results = est.evaluate(_input_fn(x, y), steps=2, hooks=[Counter()])
+    assert Counter.calls == 2  # one step: one batch per replica
+    undistributed = make_estimator(tmp_path, model_fn)
+    expected = undistributed.evaluate(_input_fn(x[: 4 * BATCH], y[: 4 * BATCH]))
+    np.testing.assert_allclose(results["accuracy"], expected["accuracy"], rtol=1e-6)
+    np.testing.assert_allclose(results["loss"], expected["loss"], rtol=1e-5)
+
+
+@pytest.mark.parametrize("n", [20, 18])  # the last step: both replicas full / one empty
+def test_evaluate_last_step_of_the_input(tmp_path, n):
+    x, y = _data(n)
+    strategy = mirrored_strategy()
+    est = make_estimator(tmp_path, model_fn, train_distribute=strategy, eval_distribute=strategy)
+    est.train(_input_fn(x, y), max_steps=2)
+    results = est.evaluate(_input_fn(x, y))
+    expected = make_estimator(tmp_path, model_fn).evaluate(_input_fn(x, y))
+    for key in ("accuracy", "auc", "loss"):
+        np.testing.assert_allclose(results[key], expected[key], rtol=1e-5, err_msg=key)
+
+
+def keras_metrics_model_fn(features, labels, mode, params):
+    logits = tf.layers.dense(features["x"], 1, name="logit")[:, 0]
+    probabilities = tf.sigmoid(logits)
+    loss = tf.losses.sigmoid_cross_entropy(labels, logits)
+    train_op = tf.train.GradientDescentOptimizer(0.5).minimize(
+        loss, global_step=tf.train.get_global_step()
+    )
+    mean = keras.metrics.Mean(name="mean_probability")
+    mean.update_state(probabilities)
+    accuracy = keras.metrics.BinaryAccuracy(name="accuracy")
+    accuracy.update_state(labels, probabilities)
+    return estimator.EstimatorSpec(
+        mode,
+        loss=loss,
+        train_op=train_op,
+        eval_metric_ops={"accuracy": accuracy, "mean_probability": mean},
+    )
+
+
+def test_keras_metrics_under_eval_distribute(tmp_path):
+    x, y = _data(18)
+    strategy = mirrored_strategy()
+    est = make_estimator(
+        tmp_path, keras_metrics_model_fn, train_distribute=strategy, eval_distribute=strategy
+    )
+    est.train(_input_fn(x, y), max_steps=3)
+    results = est.evaluate(_input_fn(x, y))
+    expected = make_estimator(tmp_path, keras_metrics_model_fn).evaluate(_input_fn(x, y))
+    for key in ("accuracy", "mean_probability", "loss"):
+        np.testing.assert_allclose(results[key], expected[key], rtol=1e-5, err_msg=key)
+
+
+def test_train_and_evaluate_with_train_and_eval_distribute(tmp_path):
+    x, y = _data()
+    strategy = mirrored_strategy()
+    est = make_estimator(
+        tmp_path,
+        model_fn,
+        train_distribute=strategy,
+        eval_distribute=strategy,
+        save_checkpoints_steps=4,
+    )
+    TRACED.clear()
+    metrics, _ = estimator.train_and_evaluate(
+        est,
+        estimator.TrainSpec(_input_fn(np.tile(x, (3, 1)), np.tile(y, 3)), max_steps=8),
+        estimator.EvalSpec(_input_fn(x, y), steps=None, throttle_secs=0),
+    )
+    assert ("eval", 1) in TRACED  # evaluation ran per replica
+    assert metrics["global_step"] == 8
+    expected = make_estimator(tmp_path, model_fn).evaluate(_input_fn(x, y))
+    for key in ("accuracy", "auc", "precision", "loss"):
+        np.testing.assert_allclose(metrics[key], expected[key], rtol=1e-5, err_msg=key)
+
+
+class _FetchLoss(tf.train.SessionRunHook):
+    def __init__(self, loss, seen):
+        self._loss, self._seen = loss, seen
+
+    def before_run(self, run_context):
+        return tf.train.SessionRunArgs(self._loss)
+
+    def after_run(self, run_context, run_values):
+        self._seen.append(float(run_values.results))
+
+
+def test_model_fn_evaluation_hooks_see_the_first_replica(tmp_path):
+    x, y = _data(18)
+    seen = []
+
+    def hooked_model_fn(features, labels, mode, params):
+        spec = model_fn(features, labels, mode, params)
+        return spec._replace(evaluation_hooks=[_FetchLoss(spec.loss, seen)])
+
+    strategy = mirrored_strategy()
+    est = make_estimator(
+        tmp_path, hooked_model_fn, train_distribute=strategy, eval_distribute=strategy
+    )
+    est.train(_input_fn(x, y), max_steps=2)
+    results = est.evaluate(_input_fn(x, y))
+    distributed_seen = list(seen)
+    seen.clear()
+    expected = make_estimator(tmp_path, hooked_model_fn).evaluate(_input_fn(x, y))
+    # One step per two batches; hooks fetch replica 0's (the first of each pair), as 2.15.
+    np.testing.assert_allclose(distributed_seen, seen[::2], rtol=1e-6)
+    np.testing.assert_allclose(results["loss"], expected["loss"], rtol=1e-5)
