@@ -19,7 +19,7 @@ from keras_estimator.seam import internals
 from keras_estimator.utils.log import quiet_tf_deprecations
 
 _V1 = tf.compat.v1
-_COLUMN_TYPES = (tf.__internal__.feature_column.FeatureColumn,)
+_COLUMN_TYPES = (internals.feature_column_internals.FeatureColumn,)
 
 
 def check_feature_columns(feature_columns: Any, what: str = "feature_columns") -> list:

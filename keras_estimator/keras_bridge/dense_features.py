@@ -19,7 +19,7 @@ import tensorflow as tf
 from keras_estimator.seam import internals
 from keras_estimator.utils.log import quiet_tf_deprecations
 
-_FC = tf.__internal__.feature_column
+_FC = internals.feature_column_internals
 
 
 class _LayerStateManager(_FC.StateManager):

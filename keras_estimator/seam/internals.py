@@ -491,3 +491,9 @@ def tf1_rnn_cell_module() -> Any:
     from tensorflow.python.keras.layers.legacy_rnn import rnn_cell_impl
 
     return rnn_cell_impl
+
+
+# tf.__internal__.feature_column: the feature-column base classes and helpers (StateManager,
+# FeatureTransformationCache, (de)serialization) that DenseFeatures and the canned
+# estimators build on; TensorFlow exports them only under __internal__.
+feature_column_internals = tf.__internal__.feature_column
