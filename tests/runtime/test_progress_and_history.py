@@ -146,7 +146,8 @@ def test_this_sessions_calls_add_to_what_model_dir_holds(trained_elsewhere):
 
 
 def test_plot_history_draws_after_a_restart(trained_elsewhere):
-    matplotlib = pytest.importorskip("matplotlib")
+    import matplotlib  # in the test extra
+
     matplotlib.use("Agg")
     ax = estimator.plot_history(make_estimator(str(trained_elsewhere)), "accuracy")
     labels = [line.get_label() for line in ax.get_lines()]
