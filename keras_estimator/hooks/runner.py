@@ -244,20 +244,20 @@ class HookRunner:
     def before_step(self) -> None:
         self._context = _V1.train.SessionRunContext(_V1.train.SessionRunArgs(None), self.session)
         self._requests = []
-        for hook in self.hooks:
-            # As in tf.estimator's session, the model's graph is the default one here:
-            # `tf.train.get_global_step()` and lookups by name work in before_run.
-            with self._graph.as_default(), variables_resolvable_by_name(self._graph):
+        # As in tf.estimator's session, the model's graph is the default one here:
+        # `tf.train.get_global_step()` and lookups by name work in before_run.
+        with self._graph.as_default(), variables_resolvable_by_name(self._graph):
+            for hook in self.hooks:
                 args = _checked_args(hook, hook.before_run(self._context))
-            if args is not None and args.feed_dict:
-                raise NotImplementedError(
-                    f"{type(hook).__name__} feeds values (feed_dict); there are no "
-                    "placeholders in a Keras step, so feed_dict hooks are not supported."
-                )
-            fetches = None if args is None else args.fetches
-            self._register(fetches)
-            self._register(internals.final_ops(hook))  # FinalOpsHook reads them in end()
-            self._requests.append(fetches)
+                if args is not None and args.feed_dict:
+                    raise NotImplementedError(
+                        f"{type(hook).__name__} feeds values (feed_dict); there are no "
+                        "placeholders in a Keras step, so feed_dict hooks are not supported."
+                    )
+                fetches = None if args is None else args.fetches
+                self._register(fetches)
+                self._register(internals.final_ops(hook))  # FinalOpsHook reads them in end()
+                self._requests.append(fetches)
 
     def after_step(self, values: dict) -> bool:
         """Feeds the step's values to the hooks; True when one of them requested a stop."""
