@@ -67,12 +67,23 @@ def _with_hook_values(outputs: dict, values: dict) -> dict:
     return dict(outputs, **{HOOKS_KEY: values}) if values else dict(outputs)
 
 
+# Steps a call runs one by one from Python before the compiled loop is first traced: tracing
+# it costs about 0.1 s, which a short evaluation or the first steps of training never win back.
+_STEPS_BEFORE_TRACING = 32
+
+
 class ChunkedLoop:
-    """Up to `num_steps` steps per call in one tf.function, until the iterator ends."""
+    """Up to `num_steps` steps per call in one tf.function, until the iterator ends.
+
+    A call of one step, and the first steps before the loop has been traced, run the step
+    itself from Python: the loop is traced only once a call needs more steps than that.
+    """
 
     def __init__(self, step_fn: Callable, specs: Any, step: TracedStep | None = None) -> None:
         self._step = step
+        self._step_fn = step_fn
         self._specs = specs
+        self._traced = False
         self._fetching: dict[tuple, ChunkedLoop] = {}
 
         def loop(iterator: Any, num_steps: tf.Tensor) -> tuple[tf.Tensor, Any]:
@@ -98,6 +109,7 @@ class ChunkedLoop:
         self._loop = tf.function(loop, autograph=False)
 
     def get_concrete_function(self, *specs: Any) -> Any:
+        self._traced = True
         return self._loop.get_concrete_function(*specs)
 
     @property
@@ -106,7 +118,29 @@ class ChunkedLoop:
         return self._step.ops if self._step is not None else []
 
     def __call__(self, iterator: Any, num_steps: tf.Tensor) -> tuple[tf.Tensor, Any]:
-        return self._loop(iterator, num_steps)
+        steps = int(num_steps)
+        if self._traced and steps > 1:
+            return self._loop(iterator, num_steps)
+        first = steps if steps <= 1 else min(steps, _STEPS_BEFORE_TRACING)
+        ran, outputs = self._steps_from_python(iterator, first)
+        if ran < first or ran == steps:  # the input ended, or the call is done
+            return tf.constant(ran, tf.int64), outputs
+        self._traced = True
+        more, last = self._loop(iterator, tf.constant(steps - ran, tf.int64))
+        return tf.constant(ran, tf.int64) + more, last if int(more) else outputs
+
+    def _steps_from_python(self, iterator: Any, steps: int) -> tuple[int, Any]:
+        ran, outputs = 0, None
+        while ran < steps:
+            try:
+                data = next(iterator)
+            except (StopIteration, tf.errors.OutOfRangeError):
+                break
+            outputs = self._step_fn(data)
+            ran += 1
+        if outputs is None:
+            outputs = tf.nest.map_structure(zeros, self._specs)
+        return ran, outputs
 
     def with_fetches(self, extra: dict[str, tf.Tensor]) -> ChunkedLoop:
         key = tuple(sorted((name, id(t)) for name, t in extra.items()))

@@ -25,6 +25,7 @@ from keras_estimator.hooks.keras_callbacks import KerasCallbacks
 from keras_estimator.hooks.runner import validate_hooks, validate_listeners
 from keras_estimator.runtime.history import TrainingHistory
 from keras_estimator.runtime.input_fn_calls import call_input_fn
+from keras_estimator.runtime.input_pipeline import with_parallel_input
 from keras_estimator.runtime.interrupts import GracefulInterrupt
 from keras_estimator.runtime.keras_road import KerasRoad
 from keras_estimator.runtime.model_fn_call import ModelFnCaller, verify_model_fn_args
@@ -279,7 +280,7 @@ class Estimator:
         strategy = self._runtime.strategy_for(mode)
 
         def call(context: Any = None) -> tf.data.Dataset:
-            return self._call_input_fn(input_fn, mode, context, repeat_tensors)
+            return with_parallel_input(self._call_input_fn(input_fn, mode, context, repeat_tensors))
 
         if strategy is None:
             return call()

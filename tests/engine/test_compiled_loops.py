@@ -1,0 +1,78 @@
+"""The compiled loops around the traced step: the first steps of a call run from Python until
+the loop is traced, the rest in the compiled loop, and every count and value is the same
+wherever the input ends (inside the first steps, at their edge, or in the compiled loop)."""
+
+import numpy as np
+import pytest
+import tensorflow.compat.v1 as tf
+from helpers import dataset_input_fn, make_estimator
+
+import keras_estimator as estimator
+
+
+def mean_model_fn(features, labels, mode, params):
+    """Loss = the batch's mean of x; eval metric: the mean over every example evaluated."""
+    w = tf.get_variable("w", [], initializer=tf.zeros_initializer())
+    x = features["x"]
+    loss = tf.reduce_mean(x) + 0.0 * w
+    if mode == estimator.ModeKeys.EVAL:
+        metrics = {"mean_x": tf.metrics.mean(x)}
+        return estimator.EstimatorSpec(mode, loss=loss, eval_metric_ops=metrics)
+    step = tf.train.get_global_step()
+    return estimator.EstimatorSpec(mode, loss=loss, train_op=tf.assign_add(step, 1))
+
+
+@pytest.mark.parametrize("batches", [1, 31, 32, 33, 80])
+def test_evaluate_counts_every_batch_wherever_the_input_ends(tmp_path, batches):
+    x = np.arange(batches * 4, dtype=np.float32)
+    est = make_estimator(tmp_path, mean_model_fn)
+    est.train(dataset_input_fn(x, batch_size=4, repeat=True), steps=1)
+    metrics = est.evaluate(dataset_input_fn(x, batch_size=4))
+    assert metrics["mean_x"] == pytest.approx(float(x.mean()))
+    again = est.evaluate(dataset_input_fn(x, batch_size=4))  # the loop, traced or not, reused
+    assert again["mean_x"] == pytest.approx(float(x.mean()))
+    assert est.evaluate(dataset_input_fn(x, batch_size=4), steps=batches - 1 or 1)["mean_x"] == (
+        pytest.approx(float(x[: 4 * max(batches - 1, 1)].mean()))
+    )
+
+
+@pytest.mark.parametrize("examples", [4 * 20, 4 * 32, 4 * 50])
+def test_training_until_the_input_ends_counts_every_step(tmp_path, examples):
+    """Steps run from Python, then in the compiled loop; the input ends in either."""
+    x = np.ones(examples, dtype=np.float32)
+    est = make_estimator(tmp_path, mean_model_fn, log_step_count_steps=1000)
+    est.train(dataset_input_fn(x, batch_size=4))
+    assert est.get_variable_value("global_step") == examples // 4
+    est.train(dataset_input_fn(x, batch_size=4), steps=examples // 4 + 7)  # ends first
+    assert est.get_variable_value("global_step") == 2 * (examples // 4)
+
+
+def test_a_long_training_run_gives_the_same_weights_as_step_by_step_calls(tmp_path):
+    """150 steps in one call (32 from Python, the rest compiled) and in 150 one-step calls
+    train exactly as the same SGD computed in numpy."""
+
+    def sgd_model_fn(features, labels, mode, params):
+        w = tf.get_variable("w", [1, 1], initializer=tf.ones_initializer())
+        loss = tf.reduce_mean(tf.square(tf.matmul(features["x"], w) - labels))
+        train_op = tf.train.GradientDescentOptimizer(0.01).minimize(
+            loss, global_step=tf.train.get_global_step())  # fmt: skip
+        return estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(600, 1)).astype(np.float32)
+    y = 3 * x
+    chunked = make_estimator(tmp_path / "chunked", sgd_model_fn, log_step_count_steps=None)
+    chunked.train(dataset_input_fn(x, y, batch_size=4), steps=150)
+    stepped = make_estimator(tmp_path / "stepped", sgd_model_fn)
+    for _ in range(150):
+        stepped.train(dataset_input_fn(x, y, batch_size=4), steps=1)
+    # Each 1-step call restarts the input: the same first batch, 150 times.
+    w = 1.0
+    for _ in range(150):
+        w -= 0.01 * float(np.mean(2 * (x[:4, 0] * w - y[:4, 0]) * x[:4, 0]))
+    np.testing.assert_allclose(stepped.get_variable_value("w"), [[w]], rtol=1e-5)
+    w = 1.0
+    for i in range(150):
+        xb, yb = x[4 * i : 4 * i + 4, 0], y[4 * i : 4 * i + 4, 0]
+        w -= 0.01 * float(np.mean(2 * (xb * w - yb) * xb))
+    np.testing.assert_allclose(chunked.get_variable_value("w"), [[w]], rtol=1e-5)

@@ -1,0 +1,64 @@
+"""The rewrites keras_estimator asks of tf.data around an input_fn's dataset: parallel
+stateless maps and batching, never changing the elements, their order, or what the
+input_fn chose itself."""
+
+import numpy as np
+import tensorflow as tf
+
+import keras_estimator as estimator
+from keras_estimator.runtime.input_pipeline import with_parallel_input
+
+
+def parsed_records():
+    """Serialized examples parsed one by one, as estimator-era TFRecord input_fns did."""
+    records = [
+        tf.train.Example(features=tf.train.Features(feature={
+            "v": tf.train.Feature(int64_list=tf.train.Int64List(value=[i]))})).SerializeToString()
+        for i in range(500)
+    ]  # fmt: skip
+
+    def parse(record):
+        return tf.io.parse_single_example(record, {"v": tf.io.FixedLenFeature([], tf.int64)})["v"]
+
+    return tf.data.Dataset.from_tensor_slices(records).map(parse).shuffle(100, seed=3).batch(7)
+
+
+def test_elements_and_their_order_are_unchanged():
+    tuned = with_parallel_input(parsed_records())
+    assert tuned.options().experimental_optimization.map_parallelization is True
+    assert tuned.options().experimental_optimization.parallel_batch is True
+    got = [b.numpy().tolist() for b in tuned]
+    want = [b.numpy().tolist() for b in parsed_records()]
+    assert got == want
+    assert sorted(sum(got, [])) == list(range(500))
+
+
+def test_what_the_input_fn_chose_is_kept():
+    options = tf.data.Options()
+    options.experimental_optimization.map_parallelization = False
+    chosen = parsed_records().with_options(options)
+    tuned = with_parallel_input(chosen)
+    assert tuned.options().experimental_optimization.map_parallelization is False
+    assert tuned.options().experimental_optimization.parallel_batch is True
+    nondeterministic = tf.data.Options()
+    nondeterministic.deterministic = False
+    free = parsed_records().with_options(nondeterministic)
+    assert with_parallel_input(free) is free
+    assert with_parallel_input("not a dataset") == "not a dataset"
+
+
+def test_an_estimator_sees_the_input_fns_batches_in_order(tmp_path):
+    seen = []
+
+    def model_fn(features, labels, mode):
+        record = tf.py_function(lambda v: seen.append(v.numpy().tolist()) or 0, [features],
+                                tf.int64)  # fmt: skip
+        w = tf.Variable(0.0)
+        loss = w * tf.cast(record, tf.float32)
+        step = tf.compat.v1.train.get_global_step()
+        return estimator.EstimatorSpec(mode, loss=loss, train_op=step.assign_add(1))
+
+    est = estimator.Estimator(model_fn, model_dir=str(tmp_path))
+    est.train(parsed_records)
+    assert seen == [b.numpy().tolist() for b in parsed_records()]
+    assert np.sum([len(b) for b in seen]) == 500
