@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 import tensorflow as tf
 
 from keras_estimator.engine.output_keys import GLOBAL_STEP_KEY, HOOKS_KEY
@@ -309,12 +310,23 @@ class DistributedEvalLoop:
 
 
 class PredictStep:
-    """PREDICT: `step(batch) -> (predictions, hook values)`, pruned to what they need."""
+    """PREDICT: `step(batch) -> (predictions, hook values)`, pruned to what they need.
+
+    `chunk(iterator, n)` runs up to `n` batches in one compiled call (no hooks can watch
+    them) and returns each batch's predictions as numpy values, in order.
+    """
 
     def __init__(self, step: TracedStep) -> None:
         self._step = step
         self._run = step.with_fetches({})
         self._fetching: dict[tuple, Callable] = {}
+        leaves = tf.nest.flatten(step.outputs)
+        # Batches concatenate along the first dimension: dense predictions with one, only.
+        self.chunkable = bool(leaves) and all(
+            isinstance(t, tf.Tensor) and t.shape.rank is not None and t.shape.rank >= 1
+            for t in leaves
+        )
+        self._chunk = tf.function(self._run_chunk, autograph=False) if self.chunkable else None
 
     def __call__(self, batch: Any) -> tuple[Any, dict]:
         return self._run(batch)
@@ -328,3 +340,44 @@ class PredictStep:
         if key not in self._fetching:
             self._fetching[key] = self._step.with_fetches(extra)
         return self._fetching[key]
+
+    def _run_chunk(self, iterator: Any, num_batches: tf.Tensor) -> tuple:
+        specs = tf.nest.flatten(self._step.specs)
+        init = [tf.zeros([0, *s.shape.as_list()[1:]], s.dtype) for s in specs]
+        invariants = [tf.TensorShape([None, *s.shape.as_list()[1:]]) for s in specs]
+
+        def cond(i, exhausted, sizes, values):
+            return tf.logical_and(i < num_batches, tf.logical_not(exhausted))
+
+        def body(i, exhausted, sizes, values):
+            nxt = iterator.get_next_as_optional()
+            has = nxt.has_value()
+
+            def take() -> tuple:
+                out = tf.nest.flatten(self._run(nxt.get_value())[0])
+                size = tf.stack([tf.shape(t, out_type=tf.int64)[0] for t in out])
+                return (tf.concat([sizes, size[None]], 0),
+                        [tf.concat([v, t], 0) for v, t in zip(values, out)])  # fmt: skip
+
+            sizes, values = tf.cond(has, take, lambda: (sizes, values))
+            return i + tf.cast(has, tf.int64), tf.logical_not(has), sizes, values
+
+        i, _, sizes, values = tf.while_loop(
+            cond,
+            body,
+            (tf.constant(0, tf.int64), tf.constant(False),
+             tf.zeros([0, len(specs)], tf.int64), init),
+            shape_invariants=(tf.TensorShape([]), tf.TensorShape([]),
+                              tf.TensorShape([None, len(specs)]), invariants),
+        )  # fmt: skip
+        return i, sizes, values
+
+    def chunk(self, iterator: Any, num_batches: int) -> list:
+        """Up to `num_batches` batches' predictions (numpy), fewer where the input ends."""
+        _, sizes, values = self._chunk(iterator, tf.constant(num_batches, tf.int64))
+        sizes = sizes.numpy()
+        parts = [np.split(v.numpy(), np.cumsum(sizes[:, j])[:-1]) for j, v in enumerate(values)]
+        return [
+            tf.nest.pack_sequence_as(self._step.specs, [part[b] for part in parts])
+            for b in range(len(sizes))
+        ]

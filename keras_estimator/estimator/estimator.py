@@ -110,6 +110,12 @@ def _one_trainer(train: Callable) -> Callable:
     return locked_train
 
 
+# predict(): batches run one per call first (a short prediction never traces the chunked
+# loop), then in compiled chunks doubling up to _PREDICT_CHUNK batches.
+_PREDICT_BATCHES_ALONE = 4
+_PREDICT_CHUNK = 32
+
+
 class Estimator:
     """Trains, evaluates and predicts with a `model_fn`, as `tf.estimator.Estimator` did.
 
@@ -612,7 +618,26 @@ class Estimator:
             keras_callbacks = KerasCallbacks(callbacks, runtime.model, "predict")
             batches = iter(dataset)
         index = 0
+        watched = runner.active or keras_callbacks.active
+        chunk = 0  # batches per compiled call, once unwatched predictions run in chunks
         while True:
+            if not watched and predict_fn.chunkable and index >= _PREDICT_BATCHES_ALONE:
+                # No hook or callback sees the batches: several run in one compiled call.
+                chunk = min(max(2 * chunk, 2), _PREDICT_CHUNK)
+                with internals.eager_mode(), runtime.running(ModeKeys.PREDICT):
+                    computed = predict_fn.chunk(batches, chunk)
+                    examples = [
+                        example
+                        for predictions in computed
+                        for example in split_examples(
+                            select_keys(predictions, predict_keys), yield_single_examples
+                        )
+                    ]
+                yield from examples
+                index += len(computed)
+                if len(computed) < chunk:
+                    break
+                continue
             with internals.eager_mode(), runtime.running(ModeKeys.PREDICT):
                 batch = next(batches, None)
                 if batch is None:

@@ -11,14 +11,14 @@ import numpy as np
 def split_examples(predictions: Any, yield_single_examples: bool) -> Iterator[Any]:
     """One batch of predictions as tf.estimator yielded it: per example, or whole."""
     if isinstance(predictions, dict):
-        values = {k: v.numpy() for k, v in predictions.items()}
+        values = {k: _numpy(v) for k, v in predictions.items()}
         if not yield_single_examples:
             yield values
             return
         for i in range(batch_length(values)):
             yield {k: v[i] for k, v in values.items()}
         return
-    value = predictions.numpy()
+    value = _numpy(predictions)
     if not yield_single_examples:
         yield value
         return
@@ -29,6 +29,11 @@ def split_examples(predictions: Any, yield_single_examples: bool) -> Iterator[An
             f"or return batched predictions. Received: predictions.shape={value.shape}"
         )
     yield from value
+
+
+def _numpy(value: Any) -> np.ndarray:
+    """A batch's prediction as numpy (chunked predictions already are)."""
+    return value if isinstance(value, np.ndarray) else value.numpy()
 
 
 def select_keys(predictions: Any, predict_keys: list[str] | None) -> Any:
