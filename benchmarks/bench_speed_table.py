@@ -43,6 +43,10 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from speed_workloads import Workload
 
 OURS, LEGACY, KERAS = "keras_estimator", "tf.estimator 2.15", "Keras 3"
 RATIO_HEADERS = {LEGACY: "ours vs 2.15", KERAS: "ours vs Keras 3"}
@@ -67,7 +71,7 @@ def _timed(fn: Callable[[], object]) -> tuple[float, object]:
     return time.perf_counter() - start, result
 
 
-def measure_estimator(work, steps: int, warmup: int) -> dict:
+def measure_estimator(work: Workload, steps: int, warmup: int) -> dict:
     with tempfile.TemporaryDirectory() as model_dir:
 
         def first_train():
@@ -84,7 +88,7 @@ def measure_estimator(work, steps: int, warmup: int) -> dict:
         return _figures(first, second, steps / steady, eval_s, len(predictions) / predict_s)
 
 
-def measure_keras(work, steps: int, warmup: int) -> dict:
+def measure_keras(work: Workload, steps: int, warmup: int) -> dict:
     import keras
 
     keras.utils.set_random_seed(1)
@@ -145,7 +149,7 @@ def run_child(impl: str, names: str, data_dir: str, steps_scale: float) -> None:
         versions["keras"] = speed_workloads.keras.__version__
         if impl == "estimator":
             versions["keras_estimator"] = speed_workloads.estimator.__version__
-    figures.update(workload=names, steps=steps, versions=versions)
+    figures.update(workload=names, steps=steps, warmup=warmup, versions=versions)
     print(json.dumps(figures), flush=True)
 
 

@@ -6,13 +6,14 @@ TensorFlow 2.15 with tensorflow-estimator, and on keras_estimator otherwise; the
 models hand-written in idiomatic Keras 3 sit next to them. Used by bench_speed_table.py,
 bench_core.py and bench_canned.py.
 
-Workloads (`workload(name, data_dir)`):
+Workloads (`workload(name, data_dir)`); evaluation and prediction run over test sets of
+3,000+ examples (the 360 test digits repeated):
 
 - mlp_digits: the bundled 8x8 digits, dense 256-256 with dropout 0.2, Adam 1e-3, batch 64,
   accuracy in EVAL, a LoggingTensorHook every 100 iterations in training_hooks.
 - cnn_tfrecord: the digits written once to TFRecord files, parsed per example
-  (parse_single_example, decode_raw, reshape), shuffled, repeated, batched (no prefetch,
-  as legacy input_fns had); conv32-pool-conv64-pool-dense128, GradientDescent.
+  (parse_single_example, decode_raw, reshape), shuffled, repeated, batched by 64 (no
+  prefetch, as legacy input_fns had); conv32-pool-conv64-pool-dense128, GradientDescent.
 - wide_mlp: 512-dim synthetic features, 4 x 1024 relu, batch 256, Momentum 0.9. The data
   comes from seeded stateless random ops inside the input_fn: a numpy array would become a
   16 MB graph constant that tf.estimator re-serializes (graph.pbtxt) on every train().
