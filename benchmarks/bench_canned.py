@@ -7,6 +7,8 @@ column, a 1000-value hashed one), batch 128. The model: normalized numerics, a o
 the categorical, an 8-d embedding of the hashed column, hidden units [64, 32], Adagrad
 (lr 0.05), binary labels. Runs alternate between the implementations; each warms up
 (tracing), then times `--steps` steps. The machine is shared and noisy: read the ratios.
+The models are speed_workloads.py's canned_dnn (bench_speed_table.py measures them with
+every other figure: first step, evaluation, prediction, memory).
 
     python benchmarks/bench_canned.py --steps 2000 --reps 3
     python benchmarks/bench_canned.py --legacy-python ~/.venvs/ke-legacy/bin/python
@@ -22,99 +24,34 @@ import sys
 import tempfile
 import time
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
+from speed_workloads import (  # noqa: E402
+    canned_dataset,
+    census_columns,
+    census_like,
+    dnn_classifier,
+    keras,
+    keras_census_model,
+)
 
-LEGACY_WORKER = "--worker" in sys.argv
-if LEGACY_WORKER:  # TF 2.15: the original tf.estimator
-    estimator = tf.estimator
-    keras = None
-else:
-    import keras
-
-    import keras_estimator as estimator
-
-BATCH = 128
 WARMUP = 100
-WORDS = ["Bachelors", "HS-grad", "Masters", "Doctorate", "Some-college"]
-
-
-def census_like(n: int = 20000, seed: int = 0) -> tuple[dict, np.ndarray]:
-    rng = np.random.RandomState(seed)
-    features = {
-        "age": rng.randint(18, 80, n).astype(np.float32),
-        "hours": rng.randint(10, 70, n).astype(np.float32),
-        "education": rng.choice(WORDS, n),
-        "occupation": np.array([f"occ_{i}" for i in rng.randint(0, 1000, n)]),
-    }
-    score = (features["age"] - 45) / 15 + np.isin(features["education"], WORDS[2:4]) * 1.5
-    return features, (score + rng.randn(n) * 0.5 > 0.5).astype(np.int64)
-
-
-def dataset(features: dict, labels: np.ndarray) -> tf.data.Dataset:
-    data = tf.data.Dataset.from_tensor_slices((features, labels))
-    return data.shuffle(5000, seed=1).repeat().batch(BATCH).prefetch(2)
-
-
-def feature_columns() -> list:
-    fc = tf.feature_column
-    return [
-        fc.numeric_column("age", normalizer_fn=lambda v: (v - 49.0) / 18.0),
-        fc.numeric_column("hours", normalizer_fn=lambda v: (v - 40.0) / 17.0),
-        fc.indicator_column(fc.categorical_column_with_vocabulary_list("education", WORDS)),
-        fc.embedding_column(fc.categorical_column_with_hash_bucket("occupation", 1000), 8),
-    ]
-
-
-def adagrad() -> object:
-    if LEGACY_WORKER:
-        return tf.keras.optimizers.legacy.Adagrad(0.05)
-    return keras.optimizers.Adagrad(0.05)
 
 
 def run_estimator(features: dict, labels: np.ndarray, steps: int) -> float:
     with tempfile.TemporaryDirectory() as model_dir:
-        est = estimator.DNNClassifier(
-            hidden_units=[64, 32],
-            feature_columns=feature_columns(),
-            model_dir=model_dir,
-            optimizer=adagrad,
-            config=estimator.RunConfig(tf_random_seed=1),
-        )
-        est.train(lambda: dataset(features, labels), steps=WARMUP)
+        est = dnn_classifier(model_dir)
+        est.train(lambda: canned_dataset(features, labels), steps=WARMUP)
         start = time.perf_counter()
-        est.train(lambda: dataset(features, labels), steps=steps)
+        est.train(lambda: canned_dataset(features, labels), steps=steps)
         return steps / (time.perf_counter() - start)
 
 
-def keras_model() -> object:
-    inputs = {
-        "age": keras.Input((1,), name="age"),
-        "hours": keras.Input((1,), name="hours"),
-        "education": keras.Input((1,), dtype="string", name="education"),
-        "occupation": keras.Input((1,), dtype="string", name="occupation"),
-    }
-    age = keras.layers.Normalization(mean=49.0, variance=18.0**2)(inputs["age"])
-    hours = keras.layers.Normalization(mean=40.0, variance=17.0**2)(inputs["hours"])
-    education = keras.layers.StringLookup(
-        vocabulary=WORDS, num_oov_indices=0, output_mode="one_hot"
-    )(inputs["education"])
-    occupation = keras.layers.Hashing(1000)(inputs["occupation"])
-    occupation = keras.layers.Flatten()(keras.layers.Embedding(1000, 8)(occupation))
-    net = keras.layers.Concatenate()([age, hours, education, occupation])
-    net = keras.layers.Dense(64, activation="relu")(net)
-    net = keras.layers.Dense(32, activation="relu")(net)
-    model = keras.Model(inputs, keras.layers.Dense(1)(net))
-    model.compile(optimizer=adagrad(), loss=keras.losses.BinaryCrossentropy(from_logits=True))
-    return model
-
-
 def run_keras(features: dict, labels: np.ndarray, steps: int) -> float:
-    model = keras_model()
-    columns = {k: v[:, None] for k, v in features.items()}
-    data = dataset(columns, labels)
+    model = keras_census_model()
+    data = canned_dataset(census_columns(features), labels)
     model.fit(data, epochs=1, steps_per_epoch=WARMUP, verbose=0)
     start = time.perf_counter()
     model.fit(data, epochs=1, steps_per_epoch=steps, verbose=0)

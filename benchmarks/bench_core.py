@@ -5,7 +5,8 @@ Workloads on the bundled 8x8 digits, batch 64: an MLP (2 x 256, dropout, Adam), 
 CNN (conv32-pool-conv64-pool-dense128, SGD), and the MLP with a LoggingTensorHook in its
 training_hooks (every 100 iterations, as legacy scripts had; the Keras column has none).
 Runs alternate between the implementations; each run warms up (tracing) and then times
-`--steps` training steps.
+`--steps` training steps. The models are speed_workloads.py's (bench_speed_table.py
+measures them with every other figure: first step, evaluation, prediction, memory).
 The machine is shared and noisy: read the paired ratios, not the absolute figures.
 
     python benchmarks/bench_core.py --steps 3000 --reps 3
@@ -20,115 +21,36 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-
-import subprocess  # noqa: E402
-import sys  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
+from speed_workloads import (  # noqa: E402
+    DIGITS_BATCH,
+    array_dataset,
+    cnn_model_fn,
+    estimator,
+    keras,
+    keras_cnn,
+    keras_mlp,
+    load_digits,
+    mlp_logging_hook_model_fn,
+    mlp_model_fn,
+)
 
-LEGACY_WORKER = "--worker" in sys.argv and "legacy" in sys.argv
-if LEGACY_WORKER:  # TF 2.15: the original tf.estimator, the same model_fns below
-    estimator = tf.compat.v1.estimator
-    keras = None
-else:
-    import keras
-
-    import keras_estimator as estimator
-
-v1 = tf.compat.v1
-DIGITS = os.path.join(os.path.dirname(__file__), "..", "keras_estimator", "demo", "digits.npz")
-
-
-def load_digits() -> tuple[np.ndarray, np.ndarray]:
-    with np.load(DIGITS) as data:
-        x = data["images"].reshape(-1, 64).astype(np.float32) / 16.0
-        return x, data["labels"].astype(np.int64)
-
-
-BATCH = 64
+BATCH = DIGITS_BATCH
 WARMUP = 200
 
-
-def mlp_model_fn(features, labels, mode, params):
-    net = features["x"]
-    for units in (256, 256):
-        net = v1.layers.dense(net, units, activation=tf.nn.relu)
-        net = v1.layers.dropout(net, 0.2, training=mode == estimator.ModeKeys.TRAIN)
-    logits = v1.layers.dense(net, 10)
-    loss = v1.losses.sparse_softmax_cross_entropy(labels, logits)
-    train_op = v1.train.AdamOptimizer(1e-3).minimize(loss, v1.train.get_global_step())
-    return estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
-
-
-def cnn_model_fn(features, labels, mode, params):
-    net = tf.reshape(features["x"], [-1, 8, 8, 1])
-    net = v1.layers.conv2d(net, 32, 3, padding="same", activation=tf.nn.relu)
-    net = v1.layers.max_pooling2d(net, 2, 2)
-    net = v1.layers.conv2d(net, 64, 3, padding="same", activation=tf.nn.relu)
-    net = v1.layers.max_pooling2d(net, 2, 2)
-    net = v1.layers.flatten(net)
-    net = v1.layers.dense(net, 128, activation=tf.nn.relu)
-    logits = v1.layers.dense(net, 10)
-    loss = v1.losses.sparse_softmax_cross_entropy(labels, logits)
-    train_op = v1.train.GradientDescentOptimizer(0.05).minimize(loss, v1.train.get_global_step())
-    return estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
-
-
-def keras_mlp() -> object:
-    model = keras.Sequential(
-        [
-            keras.Input((64,)),
-            keras.layers.Dense(256, activation="relu"),
-            keras.layers.Dropout(0.2),
-            keras.layers.Dense(256, activation="relu"),
-            keras.layers.Dropout(0.2),
-            keras.layers.Dense(10),
-        ]
-    )
-    model.compile(
-        optimizer=keras.optimizers.Adam(1e-3),
-        loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
-    )
-    return model
-
-
-def keras_cnn() -> object:
-    model = keras.Sequential(
-        [
-            keras.Input((64,)),
-            keras.layers.Reshape((8, 8, 1)),
-            keras.layers.Conv2D(32, 3, padding="same", activation="relu"),
-            keras.layers.MaxPooling2D(2),
-            keras.layers.Conv2D(64, 3, padding="same", activation="relu"),
-            keras.layers.MaxPooling2D(2),
-            keras.layers.Flatten(),
-            keras.layers.Dense(128, activation="relu"),
-            keras.layers.Dense(10),
-        ]
-    )
-    model.compile(
-        optimizer=keras.optimizers.SGD(0.05),
-        loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
-    )
-    return model
-
-
-def mlp_logging_hook_model_fn(features, labels, mode, params):
-    """The MLP with the LoggingTensorHook legacy scripts attach (every 100 iterations)."""
-    spec = mlp_model_fn(features, labels, mode, params)
-    hook = estimator.LoggingTensorHook({"loss": spec.loss}, every_n_iter=100)
-    return spec._replace(training_hooks=[hook])
-
-
+# name: (model_fn, Keras 3 model, the Keras model's input shape)
 WORKLOADS = {
-    "mlp": (mlp_model_fn, keras_mlp),
-    "cnn": (cnn_model_fn, keras_cnn),
-    "mlp_hook": (mlp_logging_hook_model_fn, keras_mlp),
+    "mlp": (mlp_model_fn, keras_mlp, (64,)),
+    "cnn": (cnn_model_fn, keras_cnn, (8, 8, 1)),
+    "mlp_hook": (mlp_logging_hook_model_fn, keras_mlp, (64,)),
 }
 
 
@@ -145,10 +67,11 @@ def run_legacy(python: str, name: str, steps: int) -> float:
 
 
 def run_estimator(name: str, x: np.ndarray, y: np.ndarray, steps: int) -> float:
-    model_fn, _ = WORKLOADS[name]
+    model_fn, _, _ = WORKLOADS[name]
+    key = "image" if name == "cnn" else "x"
 
     def input_fn():
-        return tf.data.Dataset.from_tensor_slices(({"x": x}, y)).shuffle(2000).repeat().batch(BATCH)
+        return array_dataset({key: x}, y, batch=BATCH, training=True, shuffle=2000)
 
     with tempfile.TemporaryDirectory() as model_dir:
         config = estimator.RunConfig(model_dir=model_dir, tf_random_seed=1)
@@ -160,9 +83,9 @@ def run_estimator(name: str, x: np.ndarray, y: np.ndarray, steps: int) -> float:
 
 
 def run_keras(name: str, x: np.ndarray, y: np.ndarray, steps: int) -> float:
-    _, build = WORKLOADS[name]
+    _, build, shape = WORKLOADS[name]
     model = build()
-    dataset = tf.data.Dataset.from_tensor_slices((x, y)).shuffle(2000).repeat().batch(BATCH)
+    dataset = array_dataset(x.reshape(-1, *shape), y, batch=BATCH, training=True, shuffle=2000)
     model.fit(dataset, epochs=1, steps_per_epoch=WARMUP, verbose=0, shuffle=False)
     start = time.perf_counter()
     model.fit(dataset, epochs=1, steps_per_epoch=steps, verbose=0, shuffle=False)
