@@ -112,7 +112,7 @@ def _one_trainer(train: Callable) -> Callable:
 
 # predict(): batches run one per call first (a short prediction never traces the chunked
 # loop), then in compiled chunks doubling up to _PREDICT_CHUNK batches.
-_PREDICT_BATCHES_ALONE = 4
+_PREDICT_BATCHES_ALONE = 16
 _PREDICT_CHUNK = 32
 
 

@@ -67,12 +67,14 @@ class ListenedSaver:
     def directory(self) -> str:
         return self._writer.model_dir
 
-    def save(self, step: int) -> bool:
-        """Saves; True when a listener's after_save asked training to stop."""
+    def save(self, step: int, final: bool = False) -> bool:
+        """Saves; True when a listener's after_save asked training to stop. graph.pbtxt is
+        written with the first save its text is ready for, at the latest with the `final`
+        one (or at `end`)."""
         for listener in self.listeners:
             listener.before_save(self._session, step)
         self._writer.save(step)
-        if self._graph_pending is not None:
+        if self._graph_pending is not None and (self._graph_pending.pbtxt_ready() or final):
             self._graph_pending.write_graph_pbtxt(self.directory)
             self._graph_pending = None
         stop = False
@@ -88,6 +90,9 @@ class ListenedSaver:
         self._writer.meta_graph = step_graph.meta_graph if with_meta else None
 
     def end(self, step: int) -> None:
+        if self._graph_pending is not None:  # the call's last save came before its text
+            self._graph_pending.write_graph_pbtxt(self.directory)
+            self._graph_pending = None
         for listener in self.listeners:
             listener.end(self._session, step)
 
@@ -267,7 +272,7 @@ def run_training(
     progress.close(step, loss)
     callbacks.end({"loss": loss} if loss is not None else {})
     if saver is not None and step != last_saved:
-        saver.save(step)
+        saver.save(step, final=True)
     if not interrupted():
         # Multi-worker: return on every task only once the chief's final checkpoint is saved.
         cluster_barrier.wait_for_every_task(strategy, step)
