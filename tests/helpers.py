@@ -157,6 +157,18 @@ def start_python(*args, env=None, stdout=subprocess.PIPE, stderr=subprocess.STDO
     )
 
 
+def catches_signal(pid, signum):
+    """Whether process `pid` has installed a handler for `signum` (Linux: the SigCgt mask of
+    /proc/<pid>/status). True where /proc is not there, so that a caller waiting for it falls
+    back on its own delay. Tests use it to signal a child only once train() is listening."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            mask = next(line for line in f if line.startswith("SigCgt:")).split()[1]
+    except (OSError, StopIteration):
+        return True
+    return bool(int(mask, 16) >> (int(signum) - 1) & 1)
+
+
 def free_ports(n):
     """`n` distinct free TCP ports on 127.0.0.1, as strings (all bound at once, then freed)."""
     sockets = [socket.socket() for _ in range(n)]

@@ -368,7 +368,10 @@ def test_dnn_logit_fn_builder_builds_the_canned_network_in_a_custom_model_fn(tmp
             features, mode, logits, labels, optimizer=tf.keras.optimizers.Adagrad(0.1)
         )
 
-    est = estimator.Estimator(model_fn, str(tmp_path / "custom"))
+    # Seeded: unseeded, 100 steps of this dropout ReLU network scored 0.9375-0.99 over 38
+    # runs, close to 0.9 at the low end; seed 1 gives 0.969.
+    config = estimator.RunConfig(tf_random_seed=1)
+    est = estimator.Estimator(model_fn, str(tmp_path / "custom"), config=config)
     est.train(input_fn(x, y), steps=100)
     assert est.evaluate(input_fn(x, y, repeat=False))["accuracy"] > 0.9
     canned = estimator.DNNClassifier([16, 8], columns, str(tmp_path / "canned"), n_classes=3)

@@ -6,7 +6,7 @@ import signal
 import time
 
 import tensorflow as tf
-from helpers import SCRIPTS, dataset_input_fn, make_estimator, start_python
+from helpers import SCRIPTS, catches_signal, dataset_input_fn, make_estimator, start_python
 
 SCRIPT = os.path.join(SCRIPTS, "interrupt_train.py")
 
@@ -16,9 +16,14 @@ def test_sigint_stops_after_the_step_saves_and_training_continues(tmp_path, toy_
     process = start_python(SCRIPT, model_dir)
     try:
         deadline = time.time() + 120
-        while tf.train.latest_checkpoint(model_dir) is None:  # the step-0 checkpoint
+        # The step-0 checkpoint, then train()'s handlers (SIGINT's and SIGTERM's are installed
+        # together, ~50 ms after that checkpoint; a SIGINT before them is a bare
+        # KeyboardInterrupt at step 0), then some training.
+        while tf.train.latest_checkpoint(model_dir) is None or not catches_signal(
+            process.pid, signal.SIGTERM
+        ):
             assert time.time() < deadline and process.poll() is None, process.stdout.read()
-            time.sleep(0.2)
+            time.sleep(0.05)
         time.sleep(1.5)  # some training
         process.send_signal(signal.SIGINT)
         output = process.communicate(timeout=60)[0]

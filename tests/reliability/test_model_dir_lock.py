@@ -55,6 +55,15 @@ def _write_lock(model_dir, **fields):
     return path
 
 
+def _wait_until(condition, what, timeout=10.0):
+    """Polls `condition` every 0.05 s; fails naming `what` if it is still false after
+    `timeout` seconds."""
+    deadline = time.time() + timeout
+    while not condition():
+        assert time.time() < deadline, f"waited {timeout} s for {what} in vain"
+        time.sleep(0.05)
+
+
 def _dead_pid():
     """The PID of a process that has ended (and been reaped)."""
     proc = subprocess.Popen([sys.executable, "-c", "pass"])
@@ -253,10 +262,14 @@ def test_the_heartbeat_refreshes_the_lock_and_notices_a_takeover(tmp_path, monke
         with hold_training_lock(str(tmp_path), is_chief=True) as lock:
             old = time.time() - 100
             os.utime(lock.path, (old, old))
-            time.sleep(0.6)
-            assert time.time() - os.stat(lock.path).st_mtime < 5  # refreshed
+            # Polled, not a fixed sleep: on a loaded machine three 0.2 s beats may take longer
+            # than 0.6 s to be scheduled. A lock never refreshed still fails here.
+            _wait_until(lambda: time.time() - os.stat(lock.path).st_mtime < 5, "a refresh")
             _write_lock(str(tmp_path), host="other-host", token="theirs")
-            time.sleep(0.6)
+            _wait_until(
+                lambda: "was removed or taken over by another run" in caplog.text,
+                "the takeover noticed",
+            )
     assert "was removed or taken over by another run" in caplog.text
     with open(lock.path) as f:
         assert json.load(f)["token"] == "theirs"  # release leaves the new holder's lock

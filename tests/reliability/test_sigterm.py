@@ -12,7 +12,7 @@ import time
 import numpy as np
 import pytest
 import tensorflow as tf
-from helpers import SCRIPTS, dataset_input_fn, make_estimator, start_python
+from helpers import SCRIPTS, catches_signal, dataset_input_fn, make_estimator, start_python
 
 import keras_estimator as estimator
 from keras_estimator.checkpoint.model_dir_lock import LOCK_NAME
@@ -43,9 +43,15 @@ class Child:
             assert self.proc.poll() is None, f"exited early: {''.join(self.lines)[-3000:]}"
             time.sleep(0.1)
 
-    def wait_for_training(self):
-        """Until the step-0 checkpoint exists, then a little training."""
+    def wait_for_training(self, handler=True):
+        """Until the step-0 checkpoint exists and (`handler`) train()'s SIGTERM handler is
+        installed, then a little training. The checkpoint alone is not enough: the handler
+        comes ~50 ms after it, and a SIGTERM before it kills the process outright."""
         self.wait_for(lambda: tf.train.latest_checkpoint(self.model_dir), "a checkpoint")
+        if handler:
+            self.wait_for(
+                lambda: catches_signal(self.proc.pid, signal.SIGTERM), "train()'s SIGTERM handler"
+            )
         time.sleep(1.5)
 
     def finish(self, timeout=60):
@@ -124,7 +130,7 @@ def test_save_on_sigterm_false_keeps_sigterms_default(tmp_path):
     model_dir = str(tmp_path / "model")
     child = Child(model_dir, "--no-sigterm-save")
     try:
-        child.wait_for_training()
+        child.wait_for_training(handler=False)  # it installs none for SIGTERM
         child.proc.send_signal(signal.SIGTERM)
     finally:
         output = child.finish()
