@@ -28,6 +28,19 @@ def zeros(spec: tf.TensorSpec) -> tf.Tensor:
     return tf.zeros([0 if d is None else d for d in spec.shape.as_list()], spec.dtype)
 
 
+# Stateful ops that only read: a step whose side effects are all of these runs as is where
+# `session.run(outputs)` would have run a pruned graph (PREDICT of most model_fns).
+_READ_ONLY_OPS = frozenset({
+    "ReadVariableOp", "ResourceGather", "ResourceGatherNd", "VarIsInitializedOp",
+    "LookupTableFindV2", "LookupTableSizeV2", "LookupTableExportV2",
+})  # fmt: skip
+
+
+def reads_only(graph: tf.Graph) -> bool:
+    """True when every op the traced function runs for its side effects only reads."""
+    return all(op.type in _READ_ONLY_OPS for op in getattr(graph, "control_outputs", [None]))
+
+
 class TracedStep:
     """One traced step function: `fn(*args)` runs it as traced.
 
@@ -51,6 +64,9 @@ class TracedStep:
         return cls(fn or concrete, concrete.graph, concrete.structured_outputs, ops, num_args)
 
     def with_fetches(self, extra: dict[str, tf.Tensor]) -> Callable:
+        if not extra and self.fn is not None and reads_only(self.graph):
+            # Nothing to prune away: the traced function itself gives the outputs.
+            return lambda *args: (self.fn(*args), {})
         key = tuple(sorted((name, id(t)) for name, t in extra.items()))
         pruned = self._pruned.get(key)
         if pruned is None:

@@ -287,7 +287,10 @@ class EstimatorModel(keras.Model):
 
         concrete = tf.function(trace, autograph=False).get_concrete_function(element_spec)
         num_args = len(concrete.inputs) - len(concrete.captured_inputs)
-        traced = TracedStep(None, concrete.graph, raw["outputs"], raw["ops"], num_args)
+        # PREDICT runs its trace as is when it only reads (see loops.reads_only); EVAL's
+        # metric updates are kept apart from a train_op by pruning.
+        fn = concrete if mode == ModeKeys.PREDICT else None
+        traced = TracedStep(fn, concrete.graph, raw["outputs"], raw["ops"], num_args)
         run = traced.with_fetches({})
         return (lambda data: run(data)[0]), traced
 

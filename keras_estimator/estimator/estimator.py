@@ -110,9 +110,9 @@ def _one_trainer(train: Callable) -> Callable:
     return locked_train
 
 
-# predict(): batches run one per call first (a short prediction never traces the chunked
-# loop), then in compiled chunks doubling up to _PREDICT_CHUNK batches.
-_PREDICT_BATCHES_ALONE = 16
+# predict(): batches run one per call first (tracing the chunked loop costs about as much as
+# ~100 batches run alone), then in compiled chunks doubling up to _PREDICT_CHUNK batches.
+_PREDICT_BATCHES_ALONE = 64
 _PREDICT_CHUNK = 32
 
 

@@ -180,7 +180,8 @@ def _as_pair_dataset(result: Any, mode: str, repeat_tensors: bool = False) -> tf
                 "the features dict, e.g. dataset.map(lambda x, y, w: ({**x, 'weight': w}, y)). "
                 f"Received: input_fn().element_spec={spec}"
             )
-        return result.map(lambda features: (features,))
+        # zip, not map: a 1-tuple of each element without tracing a function (~0.1 s).
+        return tf.data.Dataset.zip((result,))
     if isinstance(result, (tuple, list)) and not isinstance(result, str):
         if len(result) != 2:
             raise ValueError(
