@@ -46,7 +46,8 @@ def _named_strategies(config: Any) -> tuple[Any, Any]:
 
 def _evaluates_per_replica(strategy: tf.distribute.Strategy) -> bool:
     """A strategy over this machine's devices: evaluation runs per replica under it. A
-    MultiWorkerMirroredStrategy without a cluster (no TF_CONFIG) is one of them."""
+    MultiWorkerMirroredStrategy without a cluster (no TF_CONFIG), or on an `evaluator` task
+    (where tf.estimator 2.15 ran its evaluations, "single-machine"), is one of them."""
     if isinstance(strategy, _EVAL_DISTRIBUTED):
         return True
     return isinstance(
@@ -92,7 +93,7 @@ def strategy_of(config: Any) -> tuple[tf.distribute.Strategy | None, frozenset[s
     strategy = train
     modes = {"train"} if strategy is not None else set()
     if evaluate is not None and evaluate is strategy:
-        if isinstance(evaluate, _EVAL_DISTRIBUTED):
+        if _evaluates_per_replica(evaluate):
             modes.add("eval")  # each replica evaluates its batches, as tf.estimator did
         elif not parameter_servers.is_parameter_server_strategy(evaluate):
             # (a ParameterServerStrategy's evaluation runs on the coordinator: tf.estimator

@@ -2,12 +2,15 @@
 (conftest.py): every replica runs the EVAL model_fn on its own batches, the metrics' local
 variables are summed across replicas, and the results equal an undistributed evaluate()."""
 
+import json
+import os
+
 import keras
 import numpy as np
 import pytest
 import tensorflow as tf2
 import tensorflow.compat.v1 as tf
-from helpers import make_estimator, mirrored_strategy
+from helpers import SCRIPTS, dataset_input_fn, make_estimator, mirrored_strategy, start_python
 
 import keras_estimator as estimator
 
@@ -292,3 +295,35 @@ def test_in_memory_evaluator_hook_with_eval_distribute_only(tmp_path):
     assert evaluations["plain"][0]["loss"] != evaluations["plain"][3]["loss"]
     for step, expected in evaluations["plain"].items():
         _assert_same_metrics(evaluations["distributed"][step], expected)
+
+
+def test_multi_worker_mirrored_strategy_on_one_machine_evaluates_per_replica(tmp_path):
+    # Without TF_CONFIG, and on an `evaluator` task (2.15 evaluated "single-machine" there),
+    # a MultiWorkerMirroredStrategy spans this machine's devices: evaluation runs per
+    # replica under it, as eval_distribute alone and as train_distribute too. (A strategy
+    # spanning several tasks evaluates undistributed on the task that calls evaluate().)
+    rng = np.random.RandomState(0)
+    x = rng.randn(40, 8).astype("float32")
+    y = np.argmax(x[:, :3], 1).astype("int64")
+    make_estimator(tmp_path / "model").train(dataset_input_fn(x, y, 8, repeat=True), steps=5)
+    script = os.path.join(SCRIPTS, "eval_distribute_multi_worker_strategy.py")
+    cases = ("local", "evaluator")
+    procs = {
+        case: start_python(script, case, str(tmp_path / "model"), str(tmp_path / f"{case}.json"))
+        for case in cases
+    }
+    try:
+        logs = {case: proc.communicate(timeout=300)[0] for case, proc in procs.items()}
+    finally:
+        for proc in procs.values():
+            proc.kill()
+    for case in cases:
+        assert procs[case].returncode == 0, logs[case][-3000:]
+        got = json.loads((tmp_path / f"{case}.json").read_text())
+        assert got["plain"]["contexts"] == [None]
+        for name in ("distributed", "both"):
+            # One replica (CPU only: MultiWorkerMirroredStrategy takes one CPU per task).
+            assert got[name]["traced"] == [0] and got[name]["contexts"] == [1], (case, got)
+            assert got[name]["metrics"]["global_step"] == 5
+            for key, value in got["plain"]["metrics"].items():
+                np.testing.assert_allclose(got[name]["metrics"][key], value, rtol=1e-6)
