@@ -7,6 +7,11 @@ its checkpoints and at the steps its hooks fetch from; a worker has neither). So
 each call the tasks agree on the smallest run any of them wants, with one small
 all-reduce: every replica adds a one-hot vote for its run length, and the first non-zero
 entry of the sum is the smallest.
+
+The vote also carries a stop: a task that wants to end training (a hook's request_stop or
+a StopAtStepHook on that task only, a saving listener, SIGTERM or Ctrl-C) votes 0, the
+smallest entry, so every task learns at the same agreement that training ends, and all
+end at the same step (then the chief saves and the end-of-training barrier completes).
 """
 
 from __future__ import annotations
@@ -38,15 +43,19 @@ def _agreement_of(strategy: tf.distribute.Strategy) -> Any:
     return agreement
 
 
-def agreed_steps(strategy: tf.distribute.Strategy, steps: int) -> int:
-    """The smallest of the steps every task of `strategy`'s cluster asks for (each >= 1).
+def agreed_steps(strategy: tf.distribute.Strategy, steps: int, stop: bool = False) -> int:
+    """The smallest of the steps every task of `strategy`'s cluster asks for (each >= 1),
+    or 0 when any task asks to stop (`stop=True`): training then ends on every task.
 
-    Every task must call it at the same point of its loop (once per call of steps).
+    Every task must call it at the same point of its loop (once per call of steps, and once
+    more where it wants to stop).
 
     Example:
-        >>> chunk = agreed_steps(strategy, chunk)
+        >>> chunk = agreed_steps(strategy, chunk, stop=hook_requested_stop)
+        >>> if chunk == 0:
+        ...     break  # some task stops: every task stops here
     """
-    wanted = max(1, min(int(steps), MOST_STEPS_PER_CALL))
+    wanted = 0 if stop else max(1, min(int(steps), MOST_STEPS_PER_CALL))
     votes = _agreement_of(strategy)(tf.constant(wanted, tf.int32))
     total = strategy.experimental_local_results(votes)[0].numpy()
     return int(np.flatnonzero(total)[0])

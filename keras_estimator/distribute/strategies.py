@@ -1,8 +1,9 @@
 """RunConfig -> tf.distribute strategy, and the bits of tf.distribute the engine needs.
 
 `RunConfig(train_distribute=..., eval_distribute=...)` (or `experimental_distribute=
-DistributeConfig(...)`) names the strategy; the Estimator builds its variables under it
-once. As in tf.estimator, input_fn runs once per input pipeline with an InputContext and
+DistributeConfig(...)`) names the strategies; the Estimator builds its variables under
+train_distribute once, and evaluation's under eval_distribute when that is another one.
+As in tf.estimator, input_fn runs once per input pipeline with an InputContext and
 its batches are per-replica batches; predict() never ran under a strategy.
 """
 
@@ -14,6 +15,7 @@ from typing import Any
 import tensorflow as tf
 
 from keras_estimator.distribute import parameter_servers
+from keras_estimator.seam import internals
 from keras_estimator.seam.internals import iterator_type_spec
 from keras_estimator.spec.run_config import TaskType
 
@@ -25,14 +27,8 @@ logger = logging.getLogger("keras_estimator")
 _EVAL_DISTRIBUTED = (tf.distribute.MirroredStrategy, tf.distribute.OneDeviceStrategy)
 
 
-def strategy_of(config: Any) -> tuple[tf.distribute.Strategy | None, frozenset[str]]:
-    """The one strategy the Estimator's variables live under, and the modes it runs.
-
-    Training runs distributed. Evaluation too when eval_distribute is the same one-machine
-    strategy (each replica evaluates its own batches, the metrics summed across replicas);
-    otherwise it reads the same (mirrored) variables without splitting its batches, which
-    gives the same metrics. predict() never used a strategy.
-    """
+def _named_strategies(config: Any) -> tuple[Any, Any]:
+    """RunConfig's (train_distribute, eval_distribute), DistributeConfig's filling gaps."""
     train, evaluate = config.train_distribute, config.eval_distribute
     distribute = config.experimental_distribute
     if distribute is not None:
@@ -45,14 +41,38 @@ def strategy_of(config: Any) -> tuple[tf.distribute.Strategy | None, frozenset[s
                 "Fix: pass e.g. tf.distribute.MirroredStrategy(). "
                 f"Received: type({name})={type(strategy).__name__}"
             )
-    if train is not None and evaluate is not None and train is not evaluate:
-        raise NotImplementedError(
-            "RunConfig train_distribute and eval_distribute are different strategies; "
-            "keras_estimator keeps one set of variables under one strategy. Expected the "
-            "same strategy object for both. Fix: pass the same object, or eval_distribute=None. "
-            f"Received: train_distribute={type(train).__name__}, "
-            f"eval_distribute={type(evaluate).__name__}"
-        )
+    return train, evaluate
+
+
+def _evaluates_per_replica(strategy: tf.distribute.Strategy) -> bool:
+    """A strategy over this machine's devices: evaluation runs per replica under it. A
+    MultiWorkerMirroredStrategy without a cluster (no TF_CONFIG), or on an `evaluator` task
+    (where tf.estimator 2.15 ran its evaluations, "single-machine"), is one of them."""
+    if isinstance(strategy, _EVAL_DISTRIBUTED):
+        return True
+    return isinstance(
+        strategy, tf.distribute.MultiWorkerMirroredStrategy
+    ) and not internals.in_multi_worker_mode(strategy)
+
+
+def _log_undistributed_evaluation(strategy: tf.distribute.Strategy) -> None:
+    logger.info(
+        "Evaluation runs on the task that calls it, without distributing its batches over "
+        "the %s (eval_distribute; tf.estimator 2.15 ran it only on an `evaluator` task, "
+        "on that task's own devices): the metrics are the same.",
+        type(strategy).__name__,
+    )
+
+
+def strategy_of(config: Any) -> tuple[tf.distribute.Strategy | None, frozenset[str]]:
+    """The one strategy the Estimator's variables live under, and the modes it runs.
+
+    Training runs distributed. Evaluation too when eval_distribute is the same one-machine
+    strategy (each replica evaluates its own batches, the metrics summed across replicas).
+    An eval_distribute of its own (without train_distribute, or another object) is
+    `eval_strategy_of`'s. predict() never used a strategy.
+    """
+    train, evaluate = _named_strategies(config)
     if (
         train is not None
         and parameter_servers.has_parameter_servers(config)
@@ -70,29 +90,48 @@ def strategy_of(config: Any) -> tuple[tf.distribute.Strategy | None, frozenset[s
         if config.task_type not in (TaskType.CHIEF, TaskType.MASTER):
             return None, frozenset()  # workers and ps tasks serve the chief's steps
         train = parameter_servers.make_parameter_server_strategy()
-    if parameter_servers.is_parameter_server_strategy(train) and evaluate is train:
-        evaluate = None  # evaluation runs on the coordinator (tf.estimator had no PS eval)
-    if train is None and evaluate is not None:
-        logger.info(
-            "RunConfig eval_distribute without train_distribute: evaluation runs without a "
-            "strategy (the metrics are the same)."
-        )
-        return None, frozenset()
     strategy = train
     modes = {"train"} if strategy is not None else set()
-    if evaluate is not None and isinstance(evaluate, _EVAL_DISTRIBUTED):
-        modes.add("eval")  # each replica evaluates its batches, as tf.estimator did
-    elif evaluate is not None:
-        logger.info(
-            "Evaluation runs on the %s's variables without distributing its batches "
-            "(eval_distribute): the metrics are the same as tf.estimator's.",
-            type(evaluate).__name__,
-        )
+    if evaluate is not None and evaluate is strategy:
+        if _evaluates_per_replica(evaluate):
+            modes.add("eval")  # each replica evaluates its batches, as tf.estimator did
+        elif not parameter_servers.is_parameter_server_strategy(evaluate):
+            # (a ParameterServerStrategy's evaluation runs on the coordinator: tf.estimator
+            # had no parameter-server evaluation)
+            _log_undistributed_evaluation(evaluate)
     if strategy is not None:
         logger.info("Initializing RunConfig with distribution strategies.")
         logger.info("Using %s with %d replicas.", type(strategy).__name__,
                     strategy.num_replicas_in_sync)  # fmt: skip
     return strategy, frozenset(modes)
+
+
+def eval_strategy_of(
+    config: Any, strategy: tf.distribute.Strategy | None
+) -> tf.distribute.Strategy | None:
+    """The strategy evaluation runs under with variables of its own, or None.
+
+    When RunConfig's eval_distribute is not `strategy` (the one the Estimator's variables
+    live under: train_distribute or none), tf.estimator 2.15 evaluated in a graph of its
+    own under eval_distribute: every replica ran the EVAL model_fn on whole input_fn
+    batches, the metrics summed over replicas. So does keras_estimator, with evaluation
+    variables made under eval_distribute, for a MirroredStrategy, a OneDeviceStrategy and a
+    MultiWorkerMirroredStrategy without a cluster, whatever train_distribute is. A
+    multi-worker eval_distribute evaluates undistributed on the task that calls it.
+
+    Example:
+        >>> config = RunConfig(eval_distribute=tf.distribute.MirroredStrategy())
+        >>> eval_strategy_of(config, None)  # the MirroredStrategy
+    """
+    _, evaluate = _named_strategies(config)
+    if evaluate is None or evaluate is strategy:
+        return None
+    if not _evaluates_per_replica(evaluate):
+        _log_undistributed_evaluation(evaluate)
+        return None
+    logger.info("Evaluation runs under eval_distribute, a %s with %d replicas.",
+                type(evaluate).__name__, evaluate.num_replicas_in_sync)  # fmt: skip
+    return evaluate
 
 
 def iterator_spec(dataset: Any) -> tf.TypeSpec:

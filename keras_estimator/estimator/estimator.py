@@ -506,10 +506,11 @@ class Estimator:
                 ModeKeys.EVAL, dataset, checkpoint, tuple(hooks), keep_variables=in_memory,
                 follow_latest=not checkpoint_path,
             )  # fmt: skip
-            runtime.model.store.reset_locals()
+            model = runtime.model_for(ModeKeys.EVAL)  # its own under its own eval_distribute
+            model.store.reset_locals()
             limit = steps if steps is not None else _UNTIL_EXHAUSTED
             runner.after_create_session()
-            keras_callbacks = KerasCallbacks(callbacks, runtime.model, "test")
+            keras_callbacks = KerasCallbacks(callbacks, model, "test")
             iterator = iter(dataset)
             if runner.active or keras_callbacks.active:
                 ran, done = 0, 0
@@ -538,7 +539,7 @@ class Estimator:
             else:
                 ran, logs = loop(iterator, tf.constant(limit, tf.int64))
             runner.end()
-            runtime.flush_model_fn_writers()
+            runtime.flush_model_fn_writers(ModeKeys.EVAL)
             keras_callbacks.end(
                 {
                     k: float(v)
@@ -556,7 +557,7 @@ class Estimator:
                 for key in sorted(logs)
                 if key != HOOKS_KEY
             }
-            results["global_step"] = runtime.global_step_value()
+            results["global_step"] = runtime.global_step_value(ModeKeys.EVAL)
             shown = ", ".join(f"{k} = {v}" for k, v in sorted(results.items()))
             logger.info("Saving dict for global step %d: %s", results["global_step"], shown)
             eval_dir = self.eval_dir(name)

@@ -22,7 +22,7 @@ from keras_estimator.checkpoint.init_from_checkpoint import apply_checkpoint_ini
 from keras_estimator.checkpoint.warm_start import warm_start
 from keras_estimator.compat.v1_layers_install import install_v1_layers
 from keras_estimator.distribute import parameter_servers
-from keras_estimator.distribute.strategies import iterator_spec, strategy_of
+from keras_estimator.distribute.strategies import eval_strategy_of, iterator_spec, strategy_of
 from keras_estimator.engine.global_step import GlobalStepVariable
 from keras_estimator.engine.loops import ChunkedLoop
 from keras_estimator.engine.model import EstimatorModel
@@ -45,7 +45,9 @@ class ModelRuntime:
     """The model an Estimator trains, its compiled loops (one per mode, dataset structure
     and hooks) and its event-file writers; the strategy each mode runs under.
 
-    `model` is None until the first call builds it (or after a fresh start).
+    `model` is None until the first call builds it (or after a fresh start). With an
+    eval_distribute that is not the variables' strategy, evaluation has a model of its own
+    under it (`model_for`), as tf.estimator 2.15 evaluated in a graph of its own.
     """
 
     def __init__(
@@ -58,6 +60,10 @@ class ModelRuntime:
         self.warm_start_settings = warm_start_settings
         self._strategy: Any = None
         self._distributed_modes: frozenset | None = None  # None: not decided yet
+        self._eval_strategy: Any = None  # eval_distribute with variables of its own
+        self._eval_model: EstimatorModel | None = None  # evaluation's model under it
+        self._eval_loops: dict[Any, tuple] = {}
+        self._building_under: Any = None  # the strategy build_model makes variables under
         if not (
             parameter_servers.has_parameter_servers(config) and config.train_distribute is None
         ):
@@ -79,6 +85,7 @@ class ModelRuntime:
         # export) does not.
         if self._distributed_modes is None:
             self._strategy, self._distributed_modes = strategy_of(self.config)
+            self._eval_strategy = eval_strategy_of(self.config, self._strategy)
 
     @property
     def strategy(self) -> tf.distribute.Strategy | None:
@@ -92,7 +99,18 @@ class ModelRuntime:
 
     def strategy_for(self, mode: str) -> tf.distribute.Strategy | None:
         """The strategy a mode runs under: train/eval_distribute; predict never had one."""
+        if self._evaluates_apart(mode):
+            return self._eval_strategy
         return self.strategy if mode in self.distributed_modes else None
+
+    def _evaluates_apart(self, mode: str) -> bool:
+        """EVAL runs on a model of its own, under an eval_distribute of its own."""
+        self._decide_strategy()
+        return mode == ModeKeys.EVAL and self._eval_strategy is not None
+
+    def model_for(self, mode: str) -> EstimatorModel | None:
+        """The model `mode`'s calls run (evaluation's own under its own eval_distribute)."""
+        return self._eval_model if self._evaluates_apart(mode) else self.model
 
     def scope(self, mode: str | None = None) -> contextlib.AbstractContextManager:
         """The strategy's scope for `mode` (None: for building variables), or nothing.
@@ -122,7 +140,7 @@ class ModelRuntime:
     def build_model(self) -> EstimatorModel:
         """A new model with a fresh variable store (export uses one; the runtime's stays)."""
         store = VariableStore()
-        global_step = GlobalStepVariable.under(self.strategy)
+        global_step = GlobalStepVariable.under(self._building_under or self.strategy)
         store.variables["global_step"] = global_step
         return EstimatorModel(self.call_model_fn, store, global_step)
 
@@ -146,6 +164,51 @@ class ModelRuntime:
         checkpoint), as tf.estimator restored the graph it had just built for that mode.
         Returns the loop and the runner of the hooks the step was traced with.
         """
+        if self._evaluates_apart(mode):
+            return self._prepare_apart(mode, dataset, checkpoint, hooks, keep_variables,
+                                       follow_latest)  # fmt: skip
+        return self._prepare(mode, dataset, checkpoint, hooks, writer, keep_variables,
+                             follow_latest)  # fmt: skip
+
+    def _prepare_apart(
+        self,
+        mode: str,
+        dataset: tf.data.Dataset,
+        checkpoint: str | None,
+        hooks: tuple,
+        keep_variables: bool,
+        follow_latest: bool,
+    ) -> tuple[Callable, HookRunner]:
+        """`prepare` for evaluation's own model under its eval_distribute. `keep_variables`
+        (an in-memory evaluation during train()) evaluates the trained model's values."""
+        trained, trained_loops = self.model, self._loops
+        self.model, self._loops = self._eval_model, self._eval_loops
+        self._building_under = self._eval_strategy
+        try:
+            prepared = self._prepare(
+                mode, dataset, checkpoint, hooks, None, keep_variables, follow_latest
+            )
+            if keep_variables and trained is not None:
+                values = trained.store.global_variables()
+                for name, variable in self.model.store.global_variables().items():
+                    if name in values:
+                        variable.assign(values[name].read_value())
+            return prepared
+        finally:
+            self._eval_model, self._eval_loops = self.model, self._loops
+            self.model, self._loops = trained, trained_loops
+            self._building_under = None
+
+    def _prepare(
+        self,
+        mode: str,
+        dataset: tf.data.Dataset,
+        checkpoint: str | None,
+        hooks: tuple,
+        writer: tf.summary.SummaryWriter | None,
+        keep_variables: bool,
+        follow_latest: bool,
+    ) -> tuple[Callable, HookRunner]:
         fresh = self.model is None or (checkpoint is None and not keep_variables)
         if fresh:
             # Without a checkpoint tf.estimator started from fresh initial values.
@@ -303,9 +366,10 @@ class ModelRuntime:
         if self.config.tf_random_seed is not None:
             tf.random.set_seed(self.config.tf_random_seed)
 
-    def flush_model_fn_writers(self) -> None:
+    def flush_model_fn_writers(self, mode: str | None = None) -> None:
         """Summary writers the model_fn made (a host_call's, say) flush when a call ends."""
-        for writer in self.model.store.summary_writers:
+        model = self.model if mode is None else self.model_for(mode)
+        for writer in model.store.summary_writers:
             writer.flush()
 
     def step_graph(self, mode: str) -> StepGraph:
@@ -325,5 +389,7 @@ class ModelRuntime:
             self._tf1_graph = (traced, graph)  # only the newest: a retrace replaces it
         return graph
 
-    def global_step_value(self) -> int:
-        return int(self.model.global_step.numpy())
+    def global_step_value(self, mode: str | None = None) -> int:
+        """The global step of the model `mode` runs (default: the trained model)."""
+        model = self.model if mode is None else self.model_for(mode)
+        return int(model.global_step.numpy())

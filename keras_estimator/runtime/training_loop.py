@@ -197,7 +197,10 @@ def run_training(
     remaining = _batches_left(dataset) if runner.active else None
     strategy = tf.distribute.get_strategy()
     lockstep = cluster_barrier.spans_several_tasks(strategy)  # multi-worker: same calls
-    while not stop and not interrupted() and (target is None or step < target):
+    while True:
+        ending = stop or interrupted() or (target is not None and step >= target)
+        if ending and not lockstep:
+            break
         chunk = config.steps_per_execution or _MAX_CHUNK
         if log_every:
             # End right after the step that *starts* at a multiple of log_every: its loss
@@ -207,7 +210,7 @@ def run_training(
             # tf.estimator's timer: the next save is save_steps after the last one.
             chunk = min(chunk, max(last_saved + save_steps - step, 1))
         if target is not None:
-            chunk = min(chunk, target - step)
+            chunk = min(chunk, max(target - step, 0))
         if remaining is not None:
             # Hooks are walked ahead through a chunk: it must not outrun the input, so
             # they see as many steps as ran (and, at the end, the one before_run more
@@ -218,8 +221,16 @@ def run_training(
         if lockstep:
             # Every task runs as many steps per call: the smallest run any task wants
             # (the chief's end at its checkpoints; hooks or callbacks want one step).
+            # A task that ends (its hook, listener or callback asked to stop, a signal, its
+            # target) votes to stop: every task stops at this same step, none is left
+            # waiting in the next vote or in the end-of-training barrier.
             wanted = 1 if runner.active or callbacks.active else chunk
-            chunk = step_agreement.agreed_steps(strategy, wanted)
+            chunk = step_agreement.agreed_steps(strategy, wanted, stop=ending)
+            if not chunk:
+                if not ending:
+                    logger.info("Another task of the cluster stopped training at step %d; "
+                                "this task stops there too.", step)  # fmt: skip
+                break
         fetch_step = False
         if runner.active:
             # Walking hooks ahead only pays for several steps; a lone step runs as itself.
@@ -273,8 +284,8 @@ def run_training(
     callbacks.end({"loss": loss} if loss is not None else {})
     if saver is not None and step != last_saved:
         saver.save(step, final=True)
-    if not interrupted():
-        # Multi-worker: return on every task only once the chief's final checkpoint is saved.
-        cluster_barrier.wait_for_every_task(strategy, step)
+    # Multi-worker: return on every task only once the chief's final checkpoint is saved
+    # (every task ended at this step, a stop on one task included: the vote above).
+    cluster_barrier.wait_for_every_task(strategy, step)
     logger.info("Loss for final step: %s.", loss)
     return step
