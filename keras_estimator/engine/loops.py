@@ -89,17 +89,42 @@ def _with_hook_values(outputs: dict, values: dict) -> dict:
 _STEPS_BEFORE_TRACING = 32
 
 
+def has_random_ops(graph: tf.Graph) -> bool:
+    """True when the traced step draws stateful random numbers (dropout, say), in its own
+    ops or in a function it calls."""
+    graph_def = graph.as_graph_def()
+    nodes = [*graph_def.node, *(n for f in graph_def.library.function for n in f.node_def)]
+    return any(n.op in _STATEFUL_RANDOM_OPS or n.op.startswith("Random") for n in nodes)
+
+
+_STATEFUL_RANDOM_OPS = frozenset({
+    "TruncatedNormal", "Multinomial", "ParameterizedTruncatedNormal",
+    "StatefulUniform", "StatefulUniformInt", "StatefulUniformFullInt",
+    "StatefulStandardNormalV2", "StatefulTruncatedNormal", "RngSkip", "RngReadAndSkip",
+})  # fmt: skip
+
+
 class ChunkedLoop:
     """Up to `num_steps` steps per call in one tf.function, until the iterator ends.
 
-    A call of one step, and the first steps before the loop has been traced, run the step
-    itself from Python: the loop is traced only once a call needs more steps than that.
+    With `steps_from_python`, a call of one step and the first steps before the loop has
+    been traced run the step itself from Python: the loop is traced only once a call needs
+    more steps than that. A step drawing random numbers must not: the step called alone
+    and the step inside the loop are two instances whose random streams both start at the
+    seed, so the loop would repeat the first steps' dropout masks.
     """
 
-    def __init__(self, step_fn: Callable, specs: Any, step: TracedStep | None = None) -> None:
+    def __init__(
+        self,
+        step_fn: Callable,
+        specs: Any,
+        step: TracedStep | None = None,
+        steps_from_python: bool = True,
+    ) -> None:
         self._step = step
         self._step_fn = step_fn
         self._specs = specs
+        self.steps_from_python = steps_from_python
         self._traced = False
         self._fetching: dict[tuple, ChunkedLoop] = {}
 
@@ -136,7 +161,7 @@ class ChunkedLoop:
 
     def __call__(self, iterator: Any, num_steps: tf.Tensor) -> tuple[tf.Tensor, Any]:
         steps = int(num_steps)
-        if self._traced and steps > 1:
+        if not self.steps_from_python or (self._traced and steps > 1):
             return self._loop(iterator, num_steps)
         first = steps if steps <= 1 else min(steps, _STEPS_BEFORE_TRACING)
         ran, outputs = self._steps_from_python(iterator, first)
@@ -337,10 +362,15 @@ class PredictStep:
         self._run = step.with_fetches({})
         self._fetching: dict[tuple, Callable] = {}
         leaves = tf.nest.flatten(step.outputs)
-        # Batches concatenate along the first dimension: dense predictions with one, only.
-        self.chunkable = bool(leaves) and all(
-            isinstance(t, tf.Tensor) and t.shape.rank is not None and t.shape.rank >= 1
-            for t in leaves
+        # Batches concatenate along the first dimension: dense predictions with one, only;
+        # and one random stream (see ChunkedLoop): no chunks for a step drawing numbers.
+        self.chunkable = (
+            bool(leaves)
+            and all(
+                isinstance(t, tf.Tensor) and t.shape.rank is not None and t.shape.rank >= 1
+                for t in leaves
+            )
+            and not has_random_ops(step.graph)
         )
         self._chunk = tf.function(self._run_chunk, autograph=False) if self.chunkable else None
 

@@ -21,6 +21,7 @@ from keras_estimator.engine.loops import (
     DistributedLoop,
     PredictStep,
     TracedStep,
+    has_random_ops,
 )
 from keras_estimator.engine.output_keys import GLOBAL_STEP_KEY, LOSS_KEY
 from keras_estimator.engine.summaries import summaries_every
@@ -311,7 +312,10 @@ class EstimatorModel(keras.Model):
         if strategy is not None:  # make_step gave the distributed step, no trace yet
             # Multi-worker too: the training loop has every task run as many steps per call.
             return DistributedLoop(step_fn, self._ke_global_step, one_per_call=False)
-        return ChunkedLoop(step_fn, traced.specs, traced)
+        # TRAIN always runs in the loop: one instance of the step, one random stream, as in
+        # TF1's graph; EVAL may run its first steps alone when it draws no random numbers.
+        alone = mode == ModeKeys.EVAL and not has_random_ops(traced.graph)
+        return ChunkedLoop(step_fn, traced.specs, traced, steps_from_python=alone)
 
     # -- the Keras road: Keras' own API over the model_fn's variables -----------------------
     def _variables(self, trainable: bool) -> list[tf.Variable]:

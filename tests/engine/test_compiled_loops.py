@@ -76,3 +76,30 @@ def test_a_long_training_run_gives_the_same_weights_as_step_by_step_calls(tmp_pa
         xb, yb = x[4 * i : 4 * i + 4, 0], y[4 * i : 4 * i + 4, 0]
         w -= 0.01 * float(np.mean(2 * (xb * w - yb) * xb))
     np.testing.assert_allclose(chunked.get_variable_value("w"), [[w]], rtol=1e-5)
+
+
+def test_random_numbers_never_repeat_across_steps_and_batches(tmp_path):
+    """One random stream per mode, as in TF1's graph: dropout-like draws of step 40 are not
+    those of step 8 (two instances of a step, alone and in the loop, would both start at
+    the seed); the same for predictions over many batches."""
+
+    def model_fn(features, labels, mode, params):
+        draws = tf.get_variable("draws", [80], initializer=tf.zeros_initializer(),
+                                trainable=False)  # fmt: skip
+        noise = tf.random.uniform(tf.shape(features["x"]))
+        if mode == estimator.ModeKeys.PREDICT:
+            return estimator.EstimatorSpec(mode, predictions={"noise": noise})
+        w = tf.get_variable("w", [], initializer=tf.zeros_initializer())
+        loss = tf.reduce_mean(features["x"] * w)
+        step = tf.train.get_global_step()
+        record = tf.scatter_update(draws, step, noise[0])
+        return estimator.EstimatorSpec(mode, loss=loss, train_op=tf.group(
+            record, tf.assign_add(step, 1)))  # fmt: skip
+
+    x = np.ones(4 * 80, dtype=np.float32)
+    est = make_estimator(tmp_path, model_fn, tf_random_seed=3, log_step_count_steps=1000)
+    est.train(dataset_input_fn(x, batch_size=4), steps=80)
+    draws = est.get_variable_value("draws")
+    assert len(set(np.round(draws, 6))) == 80  # no step drew what another drew
+    noise = np.array([p["noise"] for p in est.predict(dataset_input_fn(x, batch_size=4))])
+    assert len(set(np.round(noise, 6))) == len(noise) == 320
