@@ -19,7 +19,6 @@ import threading
 from typing import Any
 
 import tensorflow as tf
-from google.protobuf import text_format
 
 from keras_estimator.utils.log import quiet_tf_warning
 
@@ -56,11 +55,11 @@ class StepGraph:
         self.graph = graph
         self.graph_def = graph.as_graph_def(add_shapes=True)
         self._meta: bytes | None = None
-        # graph.pbtxt's text (pure-Python protobuf formatting, ~0.1-0.2 s) is made once, in a
-        # thread of its own: the first steps run meanwhile; every train() call reuses it.
+        # graph.pbtxt's text is made once, in a thread of its own: the first steps run
+        # meanwhile; every train() call reuses it.
         self._pbtxt: list[str] = []
         self._formatting = threading.Thread(
-            target=lambda: self._pbtxt.append(text_format.MessageToString(self.graph_def)),
+            target=lambda: self._pbtxt.append(graph_text(self.graph_def)),
             name="keras_estimator_graph_pbtxt",
             daemon=True,
         )
@@ -99,10 +98,21 @@ class StepGraph:
         """Writes `graph.pbtxt` atomically (waits for its text if still being made)."""
         self._formatting.join()
         if not self._pbtxt:  # the formatting thread failed: format here, raising its error
-            self._pbtxt.append(text_format.MessageToString(self.graph_def))
+            self._pbtxt.append(graph_text(self.graph_def))
         path = os.path.join(model_dir, GRAPH_FILE)
         write_atomically(path, self._pbtxt[0].encode("utf-8"))
         return path
+
+
+def graph_text(graph_def: Any) -> str:
+    """A GraphDef in protobuf text format, as `text_format.Parse` reads it back.
+
+    `str()` formats in protobuf's C backend (upb) when it is installed, ~8x faster than
+    `text_format.MessageToString` in Python (5 ms vs 45 ms for a small model's graph); it
+    orders map entries (node attributes) differently, which parsing does not see. With
+    the pure-Python backend `str()` is `MessageToString`.
+    """
+    return str(graph_def)
 
 
 def write_atomically(path: str, data: bytes) -> None:

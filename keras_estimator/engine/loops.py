@@ -94,13 +94,19 @@ def has_random_ops(graph: tf.Graph) -> bool:
     ops or in a function it calls."""
     graph_def = graph.as_graph_def()
     nodes = [*graph_def.node, *(n for f in graph_def.library.function for n in f.node_def)]
-    return any(n.op in _STATEFUL_RANDOM_OPS or n.op.startswith("Random") for n in nodes)
+    return any(
+        n.op in _STATEFUL_RANDOM_OPS or n.op.startswith("Random") or n.op.endswith("Sampler")
+        for n in nodes
+    )
 
 
+# With "Random*" (RandomUniform, RandomShuffle, ...) and "*CandidateSampler" (sampled
+# softmax, NCE): the ops whose kernel keeps a random stream of its own.
 _STATEFUL_RANDOM_OPS = frozenset({
     "TruncatedNormal", "Multinomial", "ParameterizedTruncatedNormal",
     "StatefulUniform", "StatefulUniformInt", "StatefulUniformFullInt",
-    "StatefulStandardNormalV2", "StatefulTruncatedNormal", "RngSkip", "RngReadAndSkip",
+    "StatefulStandardNormalV2", "StatefulTruncatedNormal", "StatefulRandomBinomial",
+    "RngSkip", "RngReadAndSkip", "SampleDistortedBoundingBox", "SampleDistortedBoundingBoxV2",
 })  # fmt: skip
 
 

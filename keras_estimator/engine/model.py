@@ -312,9 +312,9 @@ class EstimatorModel(keras.Model):
         if strategy is not None:  # make_step gave the distributed step, no trace yet
             # Multi-worker too: the training loop has every task run as many steps per call.
             return DistributedLoop(step_fn, self._ke_global_step, one_per_call=False)
-        # TRAIN always runs in the loop: one instance of the step, one random stream, as in
-        # TF1's graph; EVAL may run its first steps alone when it draws no random numbers.
-        alone = mode == ModeKeys.EVAL and not has_random_ops(traced.graph)
+        # A step drawing random numbers always runs in the loop: one instance of the step,
+        # one random stream, as in TF1's graph. Others may run their first steps alone.
+        alone = not has_random_ops(traced.graph)
         return ChunkedLoop(step_fn, traced.specs, traced, steps_from_python=alone)
 
     # -- the Keras road: Keras' own API over the model_fn's variables -----------------------

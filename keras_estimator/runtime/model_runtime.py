@@ -24,6 +24,7 @@ from keras_estimator.compat.v1_layers_install import install_v1_layers
 from keras_estimator.distribute import parameter_servers
 from keras_estimator.distribute.strategies import eval_strategy_of, iterator_spec, strategy_of
 from keras_estimator.engine.global_step import GlobalStepVariable
+from keras_estimator.engine.loops import ChunkedLoop
 from keras_estimator.engine.model import EstimatorModel
 from keras_estimator.engine.variable_store import VariableStore
 from keras_estimator.hooks.runner import HookRunner
@@ -295,9 +296,10 @@ class ModelRuntime:
                 strategy = self.strategy_for(mode)
                 step_fn, traced = model.make_step(mode, dataset.element_spec, strategy)
                 loop = model.make_loop(step_fn, traced, mode, strategy)
-                if mode != ModeKeys.PREDICT and not getattr(loop, "steps_from_python", False):
-                    # Traced here, in the scopes above (a loop whose first steps run alone
-                    # traces its loop when a call first needs it; its step is traced).
+                if mode != ModeKeys.PREDICT and not isinstance(loop, ChunkedLoop):
+                    # Traced here, in the scopes above: these loops trace the step. The
+                    # chunked loop calls the step traced above, and is traced when a call
+                    # first needs it (a first train() may only run a hook's fetch step).
                     loop.get_concrete_function(iterator_spec(dataset), tf.TensorSpec([], tf.int64))
                 runner.step_ops = loop.step_ops
                 ops = loop.step_ops

@@ -14,6 +14,8 @@ from __future__ import annotations
 import collections
 import contextlib
 import inspect
+import itertools
+import re
 import sys
 from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
@@ -35,12 +37,15 @@ def _versions() -> str:
 try:
     from keras.src.backend.common import global_state as _keras_global_state
     from keras.src.random import seed_generator as _keras_seed_generator
+    from tensorflow.core.function import trace_type as _trace_type
+    from tensorflow.core.function.polymorphism import function_type as _function_type
+    from tensorflow.python.client import pywrap_tf_session as _pywrap_tf_session
     from tensorflow.python.data.ops import dataset_ops as _dataset_ops
     from tensorflow.python.distribute import values as _distribute_values
     from tensorflow.python.distribute.coordinator import values as _coordinator_values
     from tensorflow.python.eager import context as _context
     from tensorflow.python.eager import wrap_function as _wrap_function
-    from tensorflow.python.eager.polymorphic_function import concrete_function as _concrete
+    from tensorflow.python.eager.polymorphic_function import atomic_function as _atomic
     from tensorflow.python.framework import func_graph as _func_graph
     from tensorflow.python.framework import tensor_shape as _tensor_shape
     from tensorflow.python.ops import resource_variable_ops as _resource_variable_ops
@@ -102,9 +107,22 @@ def _expectations() -> list[tuple[str, bool]]:
         ("eager.context.eager_mode", callable(getattr(_context, "eager_mode", None))),
         ("wrap_function.WrappedFunction.prune",
          hasattr(_wrap_function.WrappedFunction, "prune")),
-        ("ConcreteFunction._call_flat(tensor_inputs, captured_inputs)",
-         list(inspect.signature(_concrete.ConcreteFunction._call_flat).parameters)[1:]
-         == ["tensor_inputs", "captured_inputs"]),
+        ("pywrap_tf_session.TF_GraphToFunction_wrapper / TF_DeleteFunction",
+         callable(getattr(_pywrap_tf_session, "TF_GraphToFunction_wrapper", None))
+         and callable(getattr(_pywrap_tf_session, "TF_DeleteFunction", None))),
+        ("atomic_function.AtomicFunction(name, bound_context, function_type, children, "
+         "call_options, cached_graph) / CallOptions / call_flat",
+         list(inspect.signature(_atomic.AtomicFunction.__init__).parameters)[1:7]
+         == ["name", "bound_context", "function_type", "children", "call_options",
+             "cached_graph"]
+         and hasattr(_atomic, "CallOptions") and hasattr(_atomic.AtomicFunction, "call_flat")),
+        ("function_type.from_structured_signature / trace_type.from_value",
+         callable(getattr(_function_type, "from_structured_signature", None))
+         and callable(getattr(_trace_type, "from_value", None))),
+        ("FuncGraph.function_captures / Graph._c_graph / Graph._functions",
+         hasattr(_func_graph.FuncGraph, "function_captures")
+         and isinstance(vars(tf.Graph).get("_c_graph"), property)
+         and "_functions" in _sets(tf.Graph.__init__)),
         ("FuncGraph.deferred_external_captures / deferred_internal_captures",
          hasattr(_func_graph.FuncGraph, "deferred_external_captures")
          and hasattr(_func_graph.FuncGraph, "deferred_internal_captures")),
@@ -244,19 +262,90 @@ def graph_pruner(graph: tf.Graph) -> Any:
     return _wrap_function.WrappedFunction(graph, variable_holder=None)
 
 
+_PRUNED_NAMES = itertools.count()
+
+
 def prune_graph(graph: Any, num_args: int, fetches: Any) -> Callable[..., Any]:
     """`fetches` of a traced function's graph, as a function of its first `num_args`
-    (flat) inputs: only what they need runs. Values the graph captures at call time (a
-    strategy's collective keys) are taken at each call, as the traced function does."""
+    (flat) inputs: only what they need runs, as TF1's `session.run(fetches)` ran (tensors
+    are returned, operations run and give None). Values the graph captures at call time (a
+    strategy's collective keys) are taken at each call, as the traced function does.
+
+    The function is cut out of the traced graph by TensorFlow's C API (the ops the fetches
+    need, found by following data and control inputs as `WrappedFunction.prune` does),
+    without copying the graph op by op in Python (~2 ms an op there: 0.5 s for a small
+    model's training step, on the first hook fetch and the first evaluate()).
+    """
+    flat = tf.nest.flatten(fetches, expand_composites=True)
+    outputs = [f for f in flat if not isinstance(f, tf.Operation)]
+    run_ops = [f for f in flat if isinstance(f, tf.Operation)]
+    inputs = list(graph.inputs)
+    input_ops = {id(t.op) for t in inputs}
+    body: dict[int, Any] = {}  # the ops the fetches need, in no particular order
+    to_visit = [t.op for t in outputs] + run_ops
+    while to_visit:
+        op = to_visit.pop()
+        if id(op) in body or id(op) in input_ops:
+            continue
+        if op.graph is not graph:
+            raise ValueError(
+                f"Cannot fetch {op.name!r}: it is not an op of the traced step "
+                f"{graph.name!r}. Expected a tensor the model_fn created (outside any "
+                "tf.while_loop / tf.cond body), fetched by a hook of this call. "
+                f"Received: fetch={op.name!r}"
+            )
+        body[id(op)] = op
+        to_visit.extend(t.op for t in op.inputs)
+        to_visit.extend(op.control_inputs)
+    name = f"{re.sub(r'[^A-Za-z0-9_]', '_', str(graph.name))}_fetches_{next(_PRUNED_NAMES)}"
+    with graph._c_graph.get() as c_graph:
+        c_function = _pywrap_tf_session.TF_GraphToFunction_wrapper(
+            c_graph,
+            name,
+            False,
+            [op._c_op for op in body.values()],
+            [t._as_tf_output() for t in inputs],
+            [t._as_tf_output() for t in outputs],
+            [],
+            [op._c_op for op in run_ops],
+            [],
+            None,
+            "",
+        )
+    bound_context = _context.context()
+    bound_context.add_c_function(c_function)
+    _pywrap_tf_session.TF_DeleteFunction(c_function)
+    function_type = _function_type.from_structured_signature(
+        (tuple(_trace_type.from_value(t) for t in inputs), {}),
+        tuple(_trace_type.from_value(t) for t in outputs),
+        {},
+    )
+    function = _atomic.AtomicFunction(
+        name,
+        bound_context,
+        function_type,
+        list(graph._functions.values()),
+        _atomic.CallOptions(
+            collective_manager_ids_used=getattr(graph, "collective_manager_ids_used", []),
+            control_captures=graph.function_captures.control,
+            is_stateful=any(op._is_stateful for op in body.values()),
+        ),
+        cached_graph=None,
+    )
+    captured = list(graph.external_captures)
     call_time = list(graph.deferred_external_captures)
-    feeds = list(graph.inputs[:num_args]) + list(graph.deferred_internal_captures)
-    function = graph_pruner(graph).prune(feeds=feeds, fetches=fetches)
+    positions = [i for i, f in enumerate(flat) if not isinstance(f, tf.Operation)]
 
     def run(*flat_args: Any) -> Any:
-        # The flat call: the public one first tries the structured signature, and its
-        # failure formats every argument tensor into a message (~1 ms a call).
-        inputs = [*flat_args, *tf.nest.flatten([value() for value in call_time])]
-        return function._call_flat(inputs, function.captured_inputs)
+        values = function.call_flat(
+            *flat_args,
+            *captured,
+            *tf.nest.flatten([value() for value in call_time], expand_composites=True),
+        )
+        results: list[Any] = [None] * len(flat)
+        for position, value in zip(positions, values):
+            results[position] = value
+        return tf.nest.pack_sequence_as(fetches, results, expand_composites=True)
 
     return run
 

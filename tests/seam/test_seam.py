@@ -221,3 +221,37 @@ def test_internals_name_the_tensorflow_objects_they_stand_for():
     assert internals.logs_at_end(logging_hook)
     assert internals.final_ops(tf.compat.v1.train.FinalOpsHook({"a": tf.constant(1)})) is not None
     assert internals.final_ops(logging_hook) is None
+
+
+def test_prune_graph_runs_only_what_the_fetches_need_like_session_run():
+    # session.run(fetches) semantics on a traced step: an assignment no fetch needs does
+    # not run; one fetched as an operation does; call-time arguments flow in.
+    counter = tf.Variable(0.0)
+    untouched = tf.Variable(0.0)
+    seen = {}
+
+    def step(x):
+        doubled = x * 2.0
+        seen["bump"] = counter.assign_add(x).op
+        untouched.assign_add(100.0)
+        seen["doubled"] = doubled
+        return doubled
+
+    concrete = tf.function(step, autograph=False).get_concrete_function(tf.TensorSpec([]))
+    graph = concrete.graph
+    fetch = internals.prune_graph(graph, 1, ({"twice": seen["doubled"]}, [seen["bump"]]))
+    values, ops = fetch(tf.constant(1.5))
+    assert float(values["twice"]) == 3.0 and ops == [None]
+    assert float(counter.numpy()) == 1.5 and float(untouched.numpy()) == 0.0
+    only_read = internals.prune_graph(graph, 1, [seen["doubled"]])
+    assert float(only_read(tf.constant(4.0))[0]) == 8.0
+    assert float(counter.numpy()) == 1.5  # nothing fetched the assignment this time
+
+    with tf.Graph().as_default():
+        foreign = tf.constant(1.0, name="outside_the_step")
+    try:
+        internals.prune_graph(graph, 1, [foreign])
+    except ValueError as exc:
+        assert "not an op of the traced step" in str(exc) and "outside_the_step" in str(exc)
+    else:
+        raise AssertionError("fetching a tensor of another graph must raise")
