@@ -4,6 +4,7 @@ import json
 import os
 
 import numpy as np
+import pytest
 from helpers import SCRIPTS, dataset_input_fn, free_ports, make_estimator, start_python
 
 SCRIPT = os.path.join(SCRIPTS, "multi_worker_train.py")
@@ -48,6 +49,7 @@ def test_two_workers_train_the_same_weights_and_only_the_chief_writes(tmp_path):
     assert len(list(est.predict(dataset_input_fn(x[:5], batch_size=5)))) == 5
 
 
+@pytest.mark.slow  # a fault-tolerance case; the default suite keeps its sibling
 def test_a_worker_dying_fails_the_chief_fast_and_training_resumes(tmp_path):
     script = os.path.join(SCRIPTS, "multi_worker_dies.py")
     procs, outputs = run_workers(script, (str(tmp_path / "chief"),), (str(tmp_path / "w1"),))

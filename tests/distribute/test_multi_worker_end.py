@@ -6,6 +6,7 @@ import json
 import os
 
 import numpy as np
+import pytest
 from helpers import SCRIPTS, free_ports, start_python
 
 JOB = os.path.join(SCRIPTS, "multi_worker_train_and_evaluate.py")
@@ -69,6 +70,7 @@ def test_docs_tutorial_pattern_trains_to_the_end_of_the_input_on_every_task(tmp_
     assert (tmp_path / "model" / "model.ckpt-8.index").exists()
 
 
+@pytest.mark.slow  # a fault-tolerance case; the default suite keeps its sibling
 def test_tasks_ending_at_different_steps_or_absent_fail_clearly_not_hang():
     ran = run_tasks(BARRIER, ("0", "1"), lambda task: ("different_steps",), timeout=300)
     for rc, log in ran.values():

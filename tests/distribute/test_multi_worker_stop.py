@@ -15,7 +15,10 @@ SCRIPT = os.path.join(SCRIPTS, "multi_worker_stop_one_task.py")
 
 @pytest.mark.parametrize(
     "case, stopping",
-    [("hook", 1), ("sigterm", 0)],  # the worker's StopAtStepHook; SIGTERM on the chief
+    [  # the worker's StopAtStepHook; SIGTERM on the chief (the slow tier)
+        ("hook", 1),
+        pytest.param("sigterm", 0, marks=pytest.mark.slow),
+    ],
 )
 def test_a_stop_on_one_task_ends_every_task_at_the_same_step(tmp_path, case, stopping):
     model_dir = str(tmp_path / "model")

@@ -8,6 +8,7 @@ import re
 import signal
 import time
 
+import pytest
 import tensorflow as tf2
 from helpers import SCRIPTS, free_ports, make_estimator, start_python
 
@@ -15,6 +16,7 @@ SCRIPT = os.path.join(SCRIPTS, "parameter_server_cluster_task.py")
 MAX_STEPS = 40
 
 
+@pytest.mark.slow  # a fault-tolerance case; the default suite keeps its sibling
 def test_a_worker_killed_mid_training_does_not_stop_the_job(tmp_path):
     ports = iter(free_ports(5))
     cluster = {
