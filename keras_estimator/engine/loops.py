@@ -84,9 +84,13 @@ def _with_hook_values(outputs: dict, values: dict) -> dict:
     return dict(outputs, **{HOOKS_KEY: values}) if values else dict(outputs)
 
 
-# Steps a call runs one by one from Python before the compiled loop is first traced: tracing
-# it costs about 0.1 s, which a short evaluation or the first steps of training never win back.
-_STEPS_BEFORE_TRACING = 32
+# Steps a call runs one by one from Python before the compiled loop is first traced. Tracing
+# and first running the loop cost 0.3-0.5 s (the while loop's trace, Grappler on it) that a
+# short evaluation or the first steps of training never win back; a step from Python costs
+# ~0.75 ms more than one in the loop (measured on the digits MLP). Training calls end at each
+# log line / checkpoint (every 100 steps by default), so training traces its loop early.
+TRAIN_STEPS_BEFORE_TRACING = 32
+EVAL_STEPS_BEFORE_TRACING = 128
 
 
 def has_random_ops(graph: tf.Graph) -> bool:
@@ -113,11 +117,11 @@ _STATEFUL_RANDOM_OPS = frozenset({
 class ChunkedLoop:
     """Up to `num_steps` steps per call in one tf.function, until the iterator ends.
 
-    With `steps_from_python`, a call of one step and the first steps before the loop has
-    been traced run the step itself from Python: the loop is traced only once a call needs
-    more steps than that. A step drawing random numbers must not: the step called alone
-    and the step inside the loop are two instances whose random streams both start at the
-    seed, so the loop would repeat the first steps' dropout masks.
+    With `steps_before_tracing` > 0, a call of one step and the first that many steps
+    before the loop has been traced run the step itself from Python: the loop is traced
+    only once a call needs more steps than that. A step drawing random numbers must not
+    (0): the step called alone and the step inside the loop are two instances whose random
+    streams both start at the seed, so the loop would repeat the first steps' dropout masks.
     """
 
     def __init__(
@@ -125,12 +129,12 @@ class ChunkedLoop:
         step_fn: Callable,
         specs: Any,
         step: TracedStep | None = None,
-        steps_from_python: bool = True,
+        steps_before_tracing: int = TRAIN_STEPS_BEFORE_TRACING,
     ) -> None:
         self._step = step
         self._step_fn = step_fn
         self._specs = specs
-        self.steps_from_python = steps_from_python
+        self.steps_before_tracing = steps_before_tracing
         self._traced = False
         self._fetching: dict[tuple, ChunkedLoop] = {}
 
@@ -167,9 +171,9 @@ class ChunkedLoop:
 
     def __call__(self, iterator: Any, num_steps: tf.Tensor) -> tuple[tf.Tensor, Any]:
         steps = int(num_steps)
-        if not self.steps_from_python or (self._traced and steps > 1):
+        if not self.steps_before_tracing or (self._traced and steps > 1):
             return self._loop(iterator, num_steps)
-        first = steps if steps <= 1 else min(steps, _STEPS_BEFORE_TRACING)
+        first = steps if steps <= 1 else min(steps, self.steps_before_tracing)
         ran, outputs = self._steps_from_python(iterator, first)
         if ran < first or ran == steps:  # the input ended, or the call is done
             return tf.constant(ran, tf.int64), outputs

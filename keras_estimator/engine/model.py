@@ -16,6 +16,8 @@ from keras_estimator.engine.coordinated_loop import CoordinatedLoop
 from keras_estimator.engine.graph_scope import global_step_read, tf1_graph_scope
 from keras_estimator.engine.keras_optimizer import apply_as_train_op
 from keras_estimator.engine.loops import (
+    EVAL_STEPS_BEFORE_TRACING,
+    TRAIN_STEPS_BEFORE_TRACING,
     ChunkedLoop,
     DistributedEvalLoop,
     DistributedLoop,
@@ -314,8 +316,13 @@ class EstimatorModel(keras.Model):
             return DistributedLoop(step_fn, self._ke_global_step, one_per_call=False)
         # A step drawing random numbers always runs in the loop: one instance of the step,
         # one random stream, as in TF1's graph. Others may run their first steps alone.
-        alone = not has_random_ops(traced.graph)
-        return ChunkedLoop(step_fn, traced.specs, traced, steps_from_python=alone)
+        if has_random_ops(traced.graph):
+            before_tracing = 0
+        elif mode == ModeKeys.EVAL:
+            before_tracing = EVAL_STEPS_BEFORE_TRACING
+        else:
+            before_tracing = TRAIN_STEPS_BEFORE_TRACING
+        return ChunkedLoop(step_fn, traced.specs, traced, steps_before_tracing=before_tracing)
 
     # -- the Keras road: Keras' own API over the model_fn's variables -----------------------
     def _variables(self, trainable: bool) -> list[tf.Variable]:
