@@ -269,7 +269,8 @@ def prune_graph(graph: Any, num_args: int, fetches: Any) -> Callable[..., Any]:
     """`fetches` of a traced function's graph, as a function of its first `num_args`
     (flat) inputs: only what they need runs, as TF1's `session.run(fetches)` ran (tensors
     are returned, operations run and give None). Values the graph captures at call time (a
-    strategy's collective keys) are taken at each call, as the traced function does.
+    strategy's collective keys) are taken at each call, as the traced function does. None
+    in `fetches` stays None.
 
     The function is cut out of the traced graph by TensorFlow's C API (the ops the fetches
     need, found by following data and control inputs as `WrappedFunction.prune` does),
@@ -277,7 +278,8 @@ def prune_graph(graph: Any, num_args: int, fetches: Any) -> Callable[..., Any]:
     model's training step, on the first hook fetch and the first evaluate()).
     """
     flat = tf.nest.flatten(fetches, expand_composites=True)
-    outputs = [f for f in flat if not isinstance(f, tf.Operation)]
+    positions = [i for i, f in enumerate(flat) if isinstance(f, tf.Tensor)]
+    outputs = [flat[i] for i in positions]
     run_ops = [f for f in flat if isinstance(f, tf.Operation)]
     inputs = list(graph.inputs)
     input_ops = {id(t.op) for t in inputs}
@@ -334,7 +336,14 @@ def prune_graph(graph: Any, num_args: int, fetches: Any) -> Callable[..., Any]:
     )
     captured = list(graph.external_captures)
     call_time = list(graph.deferred_external_captures)
-    positions = [i for i, f in enumerate(flat) if not isinstance(f, tf.Operation)]
+    deferred = tf.nest.flatten(graph.deferred_internal_captures, expand_composites=True)
+    if len(inputs) != num_args + len(captured) + len(deferred):
+        raise ValueError(  # TensorFlow changed how a traced graph orders its inputs
+            f"Cannot call a pruned step of {_versions()}: its graph has {len(inputs)} "
+            f"inputs, expected {num_args} arguments + {len(captured)} captures + "
+            f"{len(deferred)} call-time captures. Fix: use the TensorFlow version "
+            f"keras_estimator declares. Received: graph={graph.name!r}"
+        )
 
     def run(*flat_args: Any) -> Any:
         values = function.call_flat(
