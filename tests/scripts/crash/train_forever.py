@@ -50,6 +50,13 @@ class ReportSaves(tf.train.CheckpointSaverListener):
         say(f"SAVED {int(global_step_value)}")
 
 
+def model_fn(features, labels, mode, params):
+    # Ballast: 8 MB more in every checkpoint, so a write lasts long enough (tens of ms) for
+    # the test's kill to land inside it rather than only before or after it.
+    tf.get_variable("ballast", [2_000_000], initializer=tf.zeros_initializer(), trainable=False)
+    return classifier_model_fn(features, labels, mode, params)
+
+
 def main(model_dir):
     rng = np.random.RandomState(0)
     x = rng.randn(256, 8).astype("float32")
@@ -62,7 +69,7 @@ def main(model_dir):
         save_summary_steps=5,
         tf_random_seed=1,
     )
-    est = estimator.Estimator(classifier_model_fn, config=config, params={})
+    est = estimator.Estimator(model_fn, config=config, params={})
     est.train(
         dataset_input_fn(x, y, 16, repeat=True, shuffle=True),
         steps=10_000_000,
