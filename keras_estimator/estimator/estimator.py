@@ -37,6 +37,7 @@ from keras_estimator.runtime.training_loop import make_saver, run_training
 from keras_estimator.seam import internals
 from keras_estimator.spec.mode_keys import ModeKeys
 from keras_estimator.spec.run_config import RunConfig, TaskType
+from keras_estimator.utils.garbage_collection import long_lived_objects_frozen
 from keras_estimator.utils.log import notice
 
 logger = logging.getLogger("keras_estimator")
@@ -93,10 +94,18 @@ def _eagerly(method: Callable) -> Callable:
 
     @functools.wraps(method)
     def eager_method(*args: Any, **kwargs: Any) -> Any:
-        with internals.eager_mode():
+        with _in_call():
             return method(*args, **kwargs)
 
     return eager_method
+
+
+@contextlib.contextmanager
+def _in_call() -> Iterator[None]:
+    """Where an Estimator call runs: eagerly, with the objects older than the call out of
+    the garbage collector's walk (utils/garbage_collection.py)."""
+    with internals.eager_mode(), long_lived_objects_frozen():
+        yield
 
 
 def _one_trainer(train: Callable) -> Callable:
@@ -606,7 +615,7 @@ class Estimator:
             predict_keys = [predict_keys]
         # Eager inside each step only: while suspended at a `yield`, the caller's mode (and
         # strategy scope) holds.
-        with internals.eager_mode(), self._runtime.running(ModeKeys.PREDICT):
+        with _in_call(), self._runtime.running(ModeKeys.PREDICT):
             checkpoint = self._checkpoint_for(checkpoint_path, "predict")
             runtime = self._runtime
             runtime.seed()
@@ -625,7 +634,7 @@ class Estimator:
             if not watched and predict_fn.chunkable and index >= _PREDICT_BATCHES_ALONE:
                 # No hook or callback sees the batches: several run in one compiled call.
                 chunk = min(max(2 * chunk, 2), _PREDICT_CHUNK)
-                with internals.eager_mode(), runtime.running(ModeKeys.PREDICT):
+                with _in_call(), runtime.running(ModeKeys.PREDICT):
                     computed = predict_fn.chunk(batches, chunk)
                     examples = [
                         example
@@ -639,7 +648,7 @@ class Estimator:
                 if len(computed) < chunk:
                     break
                 continue
-            with internals.eager_mode(), runtime.running(ModeKeys.PREDICT):
+            with _in_call(), runtime.running(ModeKeys.PREDICT):
                 batch = next(batches, None)
                 if batch is None:
                     if runner.active:
@@ -663,7 +672,7 @@ class Estimator:
             index += 1
             if stop:
                 break
-        with internals.eager_mode(), runtime.running(ModeKeys.PREDICT):
+        with _in_call(), runtime.running(ModeKeys.PREDICT):
             keras_callbacks.end({})
             runner.end()
             runtime.flush_model_fn_writers()

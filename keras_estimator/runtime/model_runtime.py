@@ -33,7 +33,6 @@ from keras_estimator.runtime.model_fn_call import ModelFnCaller
 from keras_estimator.seam import internals
 from keras_estimator.spec.mode_keys import ModeKeys
 from keras_estimator.spec.run_config import RunConfig
-from keras_estimator.utils.garbage_collection import freeze_long_lived_objects
 from keras_estimator.utils.log import quiet_tf_warning
 from keras_estimator.utils.seeding import seeded_python_random
 
@@ -55,7 +54,6 @@ class ModelRuntime:
         self, call_model_fn: ModelFnCaller, config: RunConfig, warm_start_settings: Any
     ) -> None:
         install_v1_layers()  # model_fns use tf.compat.v1.layers (Keras 3 removed them)
-        freeze_long_lived_objects()  # TF's import-time objects: full collections skip them
         self.call_model_fn = call_model_fn
         self.config = config
         self.model_dir: str = config.model_dir

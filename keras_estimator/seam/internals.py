@@ -281,7 +281,18 @@ def prune_graph(graph: Any, num_args: int, fetches: Any) -> Callable[..., Any]:
     positions = [i for i, f in enumerate(flat) if isinstance(f, tf.Tensor)]
     outputs = [flat[i] for i in positions]
     run_ops = [f for f in flat if isinstance(f, tf.Operation)]
-    inputs = list(graph.inputs)
+    # The function's inputs in the order of its call (arguments, captured values, values
+    # captured at call time): a value captured after the trace (a hook's fetch of a variable
+    # the step never read) comes after the call-time ones in `graph.inputs`.
+    deferred = tf.nest.flatten(graph.deferred_internal_captures, expand_composites=True)
+    inputs = [*graph.inputs[:num_args], *graph.internal_captures, *deferred]
+    if {id(t) for t in inputs} != {id(t) for t in graph.inputs} or len(inputs) != len(graph.inputs):
+        raise ValueError(  # TensorFlow changed how a traced graph orders its inputs
+            f"Cannot prune a traced step on {_versions()}: its graph's {len(graph.inputs)} "
+            f"inputs are not its {num_args} arguments, {len(graph.internal_captures)} "
+            f"captures and {len(deferred)} call-time captures. Fix: use the TensorFlow "
+            f"version keras_estimator declares. Received: graph={graph.name!r}"
+        )
     input_ops = {id(t.op) for t in inputs}
     body: dict[int, Any] = {}  # the ops the fetches need, in no particular order
     to_visit = [t.op for t in outputs] + run_ops
@@ -336,14 +347,6 @@ def prune_graph(graph: Any, num_args: int, fetches: Any) -> Callable[..., Any]:
     )
     captured = list(graph.external_captures)
     call_time = list(graph.deferred_external_captures)
-    deferred = tf.nest.flatten(graph.deferred_internal_captures, expand_composites=True)
-    if len(inputs) != num_args + len(captured) + len(deferred):
-        raise ValueError(  # TensorFlow changed how a traced graph orders its inputs
-            f"Cannot call a pruned step of {_versions()}: its graph has {len(inputs)} "
-            f"inputs, expected {num_args} arguments + {len(captured)} captures + "
-            f"{len(deferred)} call-time captures. Fix: use the TensorFlow version "
-            f"keras_estimator declares. Received: graph={graph.name!r}"
-        )
 
     def run(*flat_args: Any) -> Any:
         values = function.call_flat(

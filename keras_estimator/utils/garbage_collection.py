@@ -1,43 +1,58 @@
-"""Python's garbage collector and TensorFlow's long-lived objects.
+"""Python's garbage collector during an Estimator call.
 
 Importing TensorFlow and Keras leaves ~400,000 objects the cyclic garbage collector tracks
-(modules, classes, op definitions, dispatch tables), all alive until the process ends.
-Every full collection walks them: ~0.2 s on a 2-core machine, and tracing a model_fn (new
-graphs, ops and tensors) triggers one every few hundred thousand objects, in the middle of a
-first train(), evaluate() or predict(). `gc.freeze()` moves the objects alive at that moment
-into the collector's permanent generation, which no collection walks again; objects created
-later are collected as usual, and frozen ones are still freed when their last reference
-goes. What freezing gives up: a reference cycle alive at that moment and dropped later is
-never collected.
+(modules, classes, op definitions, dispatch tables), and a program adds its own. Every full
+collection walks them all (~0.2 s on a 2-core machine), and tracing a model_fn (new graphs,
+ops and tensors) triggers one every ~100,000 surviving objects: in the middle of a first
+train(), evaluate() or predict().
 
-keras_estimator freezes once per process, when the first Estimator is made (importing
-changes nothing). `KERAS_ESTIMATOR_GC_FREEZE=0` in the environment turns it off.
+`long_lived_objects_frozen()` moves the objects alive when a call begins into the
+collector's permanent generation (`gc.freeze()`), which its collections skip, and back at
+the call's end (`gc.unfreeze()`): collections inside the call walk only what the call made.
+Nothing is kept from collection for good: a cycle among older objects dropped during the call
+is collected after it. Calls nest and may run in several threads (the outermost freezes and
+unfreezes); a program that froze objects itself is left alone. `KERAS_ESTIMATOR_GC_FREEZE=0`
+in the environment turns it off.
 """
 
 from __future__ import annotations
 
+import contextlib
 import gc
-import logging
 import os
-
-logger = logging.getLogger("keras_estimator")
+import threading
+from collections.abc import Iterator
 
 _ENV = "KERAS_ESTIMATOR_GC_FREEZE"
-_frozen = False
+_lock = threading.Lock()
+_depth = 0  # calls running now, all threads
+_froze = False  # whether the outermost of them froze (and so unfreezes)
 
 
-def freeze_long_lived_objects() -> bool:
-    """Freezes the objects alive now (once per process, see the module doc); returns whether
-    this call froze them.
+@contextlib.contextmanager
+def long_lived_objects_frozen() -> Iterator[None]:
+    """Inside: the objects alive at the outermost entry are frozen out of collections.
 
     Example:
-        >>> freeze_long_lived_objects()  # the first Estimator does this
+        >>> with long_lived_objects_frozen():
+        ...     est.train(input_fn, steps=10)  # every Estimator call does this itself
     """
-    global _frozen
-    if _frozen or os.environ.get(_ENV, "1").strip() == "0" or not gc.isenabled():
-        return False
-    _frozen = True
-    gc.freeze()
-    logger.debug("Froze %d long-lived objects out of garbage collection (%s=0 turns it off).",
-                 gc.get_freeze_count(), _ENV)  # fmt: skip
-    return True
+    global _depth, _froze
+    with _lock:
+        if _depth == 0:
+            _froze = (
+                os.environ.get(_ENV, "1").strip() != "0"
+                and gc.isenabled()
+                and gc.get_freeze_count() == 0  # the program's own freeze: leave it be
+            )
+            if _froze:
+                gc.freeze()
+        _depth += 1
+    try:
+        yield
+    finally:
+        with _lock:
+            _depth -= 1
+            if _depth == 0 and _froze:
+                gc.unfreeze()
+                _froze = False

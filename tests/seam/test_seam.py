@@ -255,3 +255,26 @@ def test_prune_graph_runs_only_what_the_fetches_need_like_session_run():
         assert "not an op of the traced step" in str(exc) and "outside_the_step" in str(exc)
     else:
         raise AssertionError("fetching a tensor of another graph must raise")
+
+
+def test_prune_graph_feeds_a_capture_made_after_the_trace_after_call_time_captures():
+    # A hook's fetch of a variable the step never read captures it after the trace, behind
+    # the values the step captures at call time (a strategy's collective keys); each input
+    # still gets its own value.
+    weight, late, call_time = tf.Variable(2.0), tf.Variable(5.0), tf.Variable(100.0)
+
+    def step(x):
+        graph = tf.compat.v1.get_default_graph()
+        spec = tf.TensorSpec([], tf.float32)
+        at_call = graph.capture_call_time_value(lambda: call_time.read_value() + 0.0, spec)
+        return {"z": x * weight + at_call}
+
+    concrete = tf.function(step, autograph=False).get_concrete_function(tf.TensorSpec([]))
+    graph = concrete.graph
+    z = graph.structured_outputs["z"]
+    with graph.as_default():
+        fetched_late = tf.identity(late.read_value())
+    values = internals.prune_graph(graph, 1, {"z": z, "late": fetched_late})(tf.constant(3.0))
+    assert float(values["z"]) == 106.0 and float(values["late"]) == 5.0
+    call_time.assign(200.0)  # read at each call, as the traced function does
+    assert float(internals.prune_graph(graph, 1, [z])(tf.constant(1.0))[0]) == 202.0
