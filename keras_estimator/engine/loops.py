@@ -93,25 +93,30 @@ TRAIN_STEPS_BEFORE_TRACING = 32
 EVAL_STEPS_BEFORE_TRACING = 128
 
 
-def has_random_ops(graph: tf.Graph) -> bool:
-    """True when the traced step draws stateful random numbers (dropout, say), in its own
-    ops or in a function it calls."""
+def has_kernel_state(graph: tf.Graph) -> bool:
+    """True when the traced step has ops whose kernel keeps state of its own from call to
+    call, in its own ops or in a function it calls: stateful random numbers (dropout, say),
+    or a queue, table, accumulator or variable created inside the step. Two instances of
+    such a step (one called alone, one inside the compiled loop) would each have their own:
+    two random streams both starting at the seed, two tables."""
     graph_def = graph.as_graph_def()
     nodes = [*graph_def.node, *(n for f in graph_def.library.function for n in f.node_def)]
     return any(
-        n.op in _STATEFUL_RANDOM_OPS or n.op.startswith("Random") or n.op.endswith("Sampler")
+        n.op in _KERNEL_STATE_OPS or n.op.startswith("Random") or n.op.endswith(_STATE_SUFFIXES)
         for n in nodes
     )
 
 
-# With "Random*" (RandomUniform, RandomShuffle, ...) and "*CandidateSampler" (sampled
-# softmax, NCE): the ops whose kernel keeps a random stream of its own.
-_STATEFUL_RANDOM_OPS = frozenset({
+# With "Random*" (RandomUniform, RandomShuffle, ...) and the suffixes below (candidate
+# samplers of sampled softmax / NCE, queues, hash tables, accumulators).
+_KERNEL_STATE_OPS = frozenset({
     "TruncatedNormal", "Multinomial", "ParameterizedTruncatedNormal",
     "StatefulUniform", "StatefulUniformInt", "StatefulUniformFullInt",
     "StatefulStandardNormalV2", "StatefulTruncatedNormal", "StatefulRandomBinomial",
     "RngSkip", "RngReadAndSkip", "SampleDistortedBoundingBox", "SampleDistortedBoundingBoxV2",
+    "NonDeterministicInts", "VarHandleOp", "VariableV2", "Variable",
 })  # fmt: skip
+_STATE_SUFFIXES = ("Sampler", "QueueV2", "HashTableV2", "HashTableOfTensorsV2", "Accumulator")
 
 
 class ChunkedLoop:
@@ -119,9 +124,10 @@ class ChunkedLoop:
 
     With `steps_before_tracing` > 0, a call of one step and the first that many steps
     before the loop has been traced run the step itself from Python: the loop is traced
-    only once a call needs more steps than that. A step drawing random numbers must not
-    (0): the step called alone and the step inside the loop are two instances whose random
-    streams both start at the seed, so the loop would repeat the first steps' dropout masks.
+    only once a call needs more steps than that. A step whose kernels keep state must not
+    (0; see has_kernel_state): the step called alone and the step inside the loop are two
+    instances whose random streams both start at the seed, so the loop would repeat the
+    first steps' dropout masks.
     """
 
     def __init__(
@@ -380,7 +386,7 @@ class PredictStep:
                 isinstance(t, tf.Tensor) and t.shape.rank is not None and t.shape.rank >= 1
                 for t in leaves
             )
-            and not has_random_ops(step.graph)
+            and not has_kernel_state(step.graph)
         )
         self._chunk = tf.function(self._run_chunk, autograph=False) if self.chunkable else None
 

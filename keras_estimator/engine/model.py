@@ -23,7 +23,7 @@ from keras_estimator.engine.loops import (
     DistributedLoop,
     PredictStep,
     TracedStep,
-    has_random_ops,
+    has_kernel_state,
 )
 from keras_estimator.engine.output_keys import GLOBAL_STEP_KEY, LOSS_KEY
 from keras_estimator.engine.summaries import summaries_every
@@ -314,9 +314,9 @@ class EstimatorModel(keras.Model):
         if strategy is not None:  # make_step gave the distributed step, no trace yet
             # Multi-worker too: the training loop has every task run as many steps per call.
             return DistributedLoop(step_fn, self._ke_global_step, one_per_call=False)
-        # A step drawing random numbers always runs in the loop: one instance of the step,
-        # one random stream, as in TF1's graph. Others may run their first steps alone.
-        if has_random_ops(traced.graph):
+        # A step whose kernels keep state (random streams, say) always runs in the loop: one
+        # instance of the step, as in TF1's graph. Others may run their first steps alone.
+        if has_kernel_state(traced.graph):
             before_tracing = 0
         elif mode == ModeKeys.EVAL:
             before_tracing = EVAL_STEPS_BEFORE_TRACING

@@ -4,10 +4,16 @@ wherever the input ends (inside the first steps, at their edge, or in the compil
 
 import numpy as np
 import pytest
+import tensorflow as tf2
 import tensorflow.compat.v1 as tf
 from helpers import dataset_input_fn, make_estimator
 
 import keras_estimator as estimator
+from keras_estimator.engine.loops import (
+    EVAL_STEPS_BEFORE_TRACING,
+    TRAIN_STEPS_BEFORE_TRACING,
+    has_kernel_state,
+)
 
 
 def mean_model_fn(features, labels, mode, params):
@@ -22,7 +28,8 @@ def mean_model_fn(features, labels, mode, params):
     return estimator.EstimatorSpec(mode, loss=loss, train_op=tf.assign_add(step, 1))
 
 
-@pytest.mark.parametrize("batches", [1, 31, 32, 33, 80])
+# Around the first batches an evaluation runs from Python (128) and past them in the loop.
+@pytest.mark.parametrize("batches", [1, 127, 128, 129, 200])
 def test_evaluate_counts_every_batch_wherever_the_input_ends(tmp_path, batches):
     x = np.arange(batches * 4, dtype=np.float32)
     est = make_estimator(tmp_path, mean_model_fn)
@@ -103,3 +110,22 @@ def test_random_numbers_never_repeat_across_steps_and_batches(tmp_path):
     assert len(set(draws.tolist())) == 80  # no step drew what another drew
     noise = np.array([p["noise"] for p in est.predict(dataset_input_fn(x, batch_size=4))])
     assert len(set(noise.tolist())) == len(noise) == 320
+
+
+def test_steps_keeping_kernel_state_are_told_apart_from_those_that_do_not():
+    # Only a step with no kernel state of its own may run as two instances (alone and in
+    # the loop): these assumptions are what the parametrizations above cross.
+    assert (EVAL_STEPS_BEFORE_TRACING, TRAIN_STEPS_BEFORE_TRACING) == (128, 32)
+
+    def traced(body):
+        return (
+            tf2.function(body, autograph=False)
+            .get_concrete_function(tf2.TensorSpec([4], tf2.float32))
+            .graph
+        )
+
+    assert not has_kernel_state(traced(lambda x: tf2.nn.relu(x) * 2.0))
+    assert has_kernel_state(traced(lambda x: tf2.nn.dropout(x, rate=0.5, seed=1)))
+    assert has_kernel_state(traced(lambda x: x + tf2.random.shuffle(x, seed=2)))
+    inner = tf2.function(lambda x: tf2.random.uniform([4], seed=3) + x, autograph=False)
+    assert has_kernel_state(traced(lambda x: inner(x)))  # inside a function it calls
