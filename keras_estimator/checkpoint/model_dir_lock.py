@@ -421,6 +421,12 @@ class ModelDirLock:
                 _held.pop(self._key, None)
 
 
+def lock_held_here(model_dir: str) -> bool:
+    """True while a train() of this process holds model_dir's lock."""
+    with _held_guard:
+        return ModelDirLock(model_dir)._key in _held
+
+
 @contextlib.contextmanager
 def hold_training_lock(model_dir: str, is_chief: bool) -> Iterator[ModelDirLock | None]:
     """Holds model_dir's lock while the block runs (only the chief writes: others hold none).

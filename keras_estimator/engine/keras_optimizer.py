@@ -15,6 +15,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+import keras
 import tensorflow as tf
 
 from keras_estimator.seam import internals
@@ -90,3 +91,19 @@ def keras_optimizers_as_tf1() -> contextlib.AbstractContextManager:
     `apply_gradients` returns a train op, `minimize(loss, var_list)` exists, and
     `optimizer.iterations` may be set (to the global step: then it counts the steps)."""
     return internals.keras_optimizers_as_in_tf1_graph(_apply_gradients, _minimize)
+
+
+class GlobalStepOptimizer(keras.optimizers.SGD):
+    """`model.optimizer` of an EstimatorModel compiled without one: the model_fn's train_op
+    trains, so this optimizer applies nothing (plain SGD keeps no slot variables); its
+    `iterations` is the global step, which Keras callbacks read from it in `fit()`
+    (TensorBoard's step, steps per second). Its learning rate is 0: the model_fn's own
+    optimizer holds the real one."""
+
+    def __init__(self, global_step: tf.Variable) -> None:
+        super().__init__(learning_rate=0.0, name="global_step_optimizer")
+        self._ke_global_step = global_step
+
+    @property
+    def iterations(self) -> tf.Variable:
+        return self._ke_global_step

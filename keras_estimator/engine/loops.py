@@ -10,8 +10,9 @@ of the step still runs: the step's control outputs are fetched too.
 
 from __future__ import annotations
 
+import collections
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import tensorflow as tf
@@ -41,6 +42,45 @@ def reads_only(graph: tf.Graph) -> bool:
     return all(op.type in _READ_ONLY_OPS for op in getattr(graph, "control_outputs", [None]))
 
 
+class Loop(Protocol):
+    """The protocol of every loop here (ChunkedLoop, DistributedLoop, DistributedEvalLoop,
+    CoordinatedLoop; PredictStep is called per batch instead of with an iterator)."""
+
+    @property
+    def step_ops(self) -> list:
+        """The stateful ops one step runs (what a hook's later fetch must follow)."""
+
+    def __call__(self, iterator: Any, num_steps: tf.Tensor) -> tuple[tf.Tensor, Any]:
+        """Runs up to `num_steps` steps; `(steps run, the last step's outputs)`."""
+
+    def with_fetches(self, extra: dict[str, tf.Tensor]) -> Loop:
+        """The same loop whose step also returns `extra` under HOOKS_KEY."""
+
+
+# Fetch sets a loop keeps what it made for (pruned steps, loops around them): a hook that
+# fetches new tensors in every call would otherwise keep every one.
+MAX_FETCH_SETS = 16
+
+
+class FetchCache:
+    """What a loop made for each set of hook fetches, the least recently used dropped."""
+
+    def __init__(self) -> None:
+        self._made: collections.OrderedDict[tuple, tuple[dict, Any]] = collections.OrderedDict()
+
+    def get(self, extra: dict[str, tf.Tensor], make: Callable[[], Any]) -> Any:
+        """What `make()` made for the fetches `extra` (made now if not kept)."""
+        key = tuple(sorted((name, id(t)) for name, t in extra.items()))
+        kept = self._made.get(key)
+        if kept is None:
+            # The fetches are kept with it: their ids stay theirs while the key lives.
+            kept = self._made[key] = (dict(extra), make())
+            while len(self._made) > MAX_FETCH_SETS:
+                self._made.popitem(last=False)
+        self._made.move_to_end(key)
+        return kept[1]
+
+
 class TracedStep:
     """One traced step function: `fn(*args)` runs it as traced.
 
@@ -54,7 +94,7 @@ class TracedStep:
         self.fn, self.graph, self.outputs, self.ops = fn, graph, outputs, ops
         self.num_args = num_args
         self.specs = output_specs(outputs)
-        self._pruned: dict[tuple, Callable] = {}
+        self._pruned = FetchCache()
 
     @classmethod
     def of(cls, concrete: Any, fn: Callable | None = None) -> TracedStep:
@@ -67,11 +107,10 @@ class TracedStep:
         if not extra and self.fn is not None and reads_only(self.graph):
             # Nothing to prune away: the traced function itself gives the outputs.
             return lambda *args: (self.fn(*args), {})
-        key = tuple(sorted((name, id(t)) for name, t in extra.items()))
-        pruned = self._pruned.get(key)
-        if pruned is None:
-            fetches = (self.outputs, dict(extra), self.ops)
-            pruned = self._pruned[key] = internals.prune_graph(self.graph, self.num_args, fetches)
+        fetches = (self.outputs, dict(extra), self.ops)
+        pruned = self._pruned.get(
+            extra, lambda: internals.prune_graph(self.graph, self.num_args, fetches)
+        )
 
         def run(*args: Any) -> tuple[Any, dict]:
             outputs, values, _ = pruned(*tf.nest.flatten(args, expand_composites=True))
@@ -142,7 +181,7 @@ class ChunkedLoop:
         self._specs = specs
         self.steps_before_tracing = steps_before_tracing
         self._traced = False
-        self._fetching: dict[tuple, ChunkedLoop] = {}
+        self._fetching = FetchCache()
 
         def loop(iterator: Any, num_steps: tf.Tensor) -> tuple[tf.Tensor, Any]:
             def cond(i, exhausted, outputs):
@@ -201,17 +240,15 @@ class ChunkedLoop:
         return ran, outputs
 
     def with_fetches(self, extra: dict[str, tf.Tensor]) -> ChunkedLoop:
-        key = tuple(sorted((name, id(t)) for name, t in extra.items()))
-        loop = self._fetching.get(key)
-        if loop is None:
+        def make() -> ChunkedLoop:
             run = self._step.with_fetches(extra)
 
             def step_fn(data: Any) -> dict:
                 return _with_hook_values(*run(data))
 
-            specs = dict(self._specs, **{HOOKS_KEY: output_specs(extra)})
-            loop = self._fetching[key] = ChunkedLoop(step_fn, specs)
-        return loop
+            return ChunkedLoop(step_fn, dict(self._specs, **{HOOKS_KEY: output_specs(extra)}))
+
+        return self._fetching.get(extra, make)
 
 
 class DistributedLoop:
@@ -240,7 +277,7 @@ class DistributedLoop:
         self._step: TracedStep | None = None
         self._specs: Any = specs
         self._last: Any = None
-        self._fetching: dict[tuple, DistributedLoop] = {}
+        self._fetching = FetchCache()
         self._one = one or tf.function(lambda iterator: step_fn(next(iterator)), autograph=False)
         self._many = tf.function(self._run_many, autograph=False)
 
@@ -290,18 +327,18 @@ class DistributedLoop:
 
     def with_fetches(self, extra: dict[str, tf.Tensor]) -> DistributedLoop:
         """One step per call, also returning `extra` (replica tensors of the one-step trace)."""
-        key = tuple(sorted((name, id(t)) for name, t in extra.items()))
-        loop = self._fetching.get(key)
-        if loop is None:
+
+        def make() -> DistributedLoop:
             run = self._step.with_fetches(extra)
-            loop = self._fetching[key] = DistributedLoop(
+            return DistributedLoop(
                 None,
                 self._global_step,
                 one_per_call=True,
                 one=lambda iterator: _with_hook_values(*run(iterator)),
                 specs=dict(self._specs, **{HOOKS_KEY: output_specs(extra)}),
             )
-        return loop
+
+        return self._fetching.get(extra, make)
 
 
 class DistributedEvalLoop:
@@ -327,7 +364,7 @@ class DistributedEvalLoop:
         self._trace = tf.function(trace, autograph=False)
         self._updates = updates
         self._run, self._step = run, step
-        self._fetching: dict[tuple, DistributedEvalLoop] = {}
+        self._fetching = FetchCache()
 
     def get_concrete_function(self, iterator_spec: Any, steps_spec: Any) -> Any:
         concrete = self._trace.get_concrete_function(iterator_spec)
@@ -356,14 +393,14 @@ class DistributedEvalLoop:
 
     def with_fetches(self, extra: dict[str, tf.Tensor]) -> DistributedEvalLoop:
         """The loop whose step also returns `extra` (tensors of the one-step trace)."""
-        key = tuple(sorted((name, id(t)) for name, t in extra.items()))
-        loop = self._fetching.get(key)
-        if loop is None:
+
+        def make() -> DistributedEvalLoop:
             run = self._step.with_fetches(extra)
-            loop = self._fetching[key] = DistributedEvalLoop(
+            return DistributedEvalLoop(
                 None, run=lambda iterator: _with_hook_values(*run(iterator)), step=self._step
             )
-        return loop
+
+        return self._fetching.get(extra, make)
 
 
 class PredictStep:
@@ -376,7 +413,7 @@ class PredictStep:
     def __init__(self, step: TracedStep) -> None:
         self._step = step
         self._run = step.with_fetches({})
-        self._fetching: dict[tuple, Callable] = {}
+        self._fetching = FetchCache()
         leaves = tf.nest.flatten(step.outputs)
         # Batches concatenate along the first dimension: dense predictions with one, only;
         # and one random stream (see ChunkedLoop): no chunks for a step drawing numbers.
@@ -398,10 +435,7 @@ class PredictStep:
         return self._step.ops
 
     def with_fetches(self, extra: dict[str, tf.Tensor]) -> Callable:
-        key = tuple(sorted((name, id(t)) for name, t in extra.items()))
-        if key not in self._fetching:
-            self._fetching[key] = self._step.with_fetches(extra)
-        return self._fetching[key]
+        return self._fetching.get(extra, lambda: self._step.with_fetches(extra))
 
     def _run_chunk(self, iterator: Any, num_batches: tf.Tensor) -> tuple:
         specs = tf.nest.flatten(self._step.specs)

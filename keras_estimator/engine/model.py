@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import keras
@@ -14,13 +16,14 @@ from keras_estimator.distribute.strategies import first_replica
 from keras_estimator.engine import metrics as metrics_lib
 from keras_estimator.engine.coordinated_loop import CoordinatedLoop
 from keras_estimator.engine.graph_scope import global_step_read, tf1_graph_scope
-from keras_estimator.engine.keras_optimizer import apply_as_train_op
+from keras_estimator.engine.keras_optimizer import GlobalStepOptimizer, apply_as_train_op
 from keras_estimator.engine.loops import (
     EVAL_STEPS_BEFORE_TRACING,
     TRAIN_STEPS_BEFORE_TRACING,
     ChunkedLoop,
     DistributedEvalLoop,
     DistributedLoop,
+    Loop,
     PredictStep,
     TracedStep,
     has_kernel_state,
@@ -69,6 +72,22 @@ def _global_step_writes(graph: tf.Graph, global_step: tf.Variable) -> bool | Non
     return False
 
 
+@dataclasses.dataclass(frozen=True)
+class TraceSettings:
+    """What the model's traces take from RunConfig, fixed for the model's life.
+
+    Attributes:
+        summary_steps: save_summary_steps: summaries written inside the TRAIN step every N
+            steps, counted from the global step at which the current train() call started.
+        is_chief: training_chief_hooks run on the chief only.
+        random_seed: tf_random_seed, the graph-level seed of every trace.
+    """
+
+    summary_steps: int | None = None
+    is_chief: bool = True
+    random_seed: int | None = None
+
+
 class EstimatorModel(keras.Model):
     """A Keras model whose steps are the user's model_fn, one trace per mode.
 
@@ -77,20 +96,20 @@ class EstimatorModel(keras.Model):
     """
 
     def __init__(
-        self, call_model_fn: ModelFnCaller, store: VariableStore, global_step: tf.Variable
+        self,
+        call_model_fn: ModelFnCaller,
+        store: VariableStore,
+        global_step: tf.Variable,
+        settings: TraceSettings = TraceSettings(),
     ) -> None:
         super().__init__(name="estimator_model")
         self._call_model_fn = call_model_fn
         self._store = store
         self._ke_global_step = global_step
+        self._settings = settings
         self._eval_updates: list = []
-        # Set by the runtime before a trace; the hooks begin in the traced graph.
-        self.hook_runner: Any = None
-        # RunConfig.save_summary_steps: summaries written inside the TRAIN step, every N
-        # steps counted from the global step at which the current train() call started.
-        self.summary_steps: int | None = None
-        self.is_chief = True  # training_chief_hooks run on the chief only
-        self.random_seed: int | None = None  # RunConfig.tf_random_seed, the graph-level seed
+        self._hook_runner: Any = None  # the hooks begun in the trace being made
+        self.built = True  # its variables are the model_fn's (or come on its first data)
         with tf.init_scope():
             self.train_call_start = tf.Variable(0, dtype=tf.int64, trainable=False)
         # The Keras road (runtime/keras_road.py): saves Keras-side training to model_dir,
@@ -111,7 +130,7 @@ class EstimatorModel(keras.Model):
     def _spec_for(self, data: Any, mode: str) -> EstimatorSpec:
         # tf.estimator built each mode in a fresh graph seeded with RunConfig.tf_random_seed
         # (None: unseeded), whatever the process-wide seed is.
-        tf.compat.v1.get_default_graph().seed = self.random_seed
+        tf.compat.v1.get_default_graph().seed = self._settings.random_seed
         features, labels = split_batch(data)
         if mode == ModeKeys.PREDICT:
             labels = None  # tf.estimator never showed labels to a PREDICT model_fn
@@ -124,13 +143,14 @@ class EstimatorModel(keras.Model):
         global_step = self._ke_global_step
         with tf1_graph_scope(self._store, global_step) as graph:
             call_start = self.train_call_start.read_value()
-            with summaries_every(self.summary_steps, global_step_read(graph), call_start):
+            summary_steps = self._settings.summary_steps
+            with summaries_every(summary_steps, global_step_read(graph), call_start):
                 spec = self._spec_for(data, ModeKeys.TRAIN)
                 tf.compat.v1.summary.scalar(LOSS_KEY, spec.loss)  # as tf.estimator added it
             train_op = spec.train_op
             if isinstance(train_op, keras.optimizers.Optimizer):
                 train_op = self._apply_keras_optimizer(train_op, spec.loss, graph)
-            chief_hooks = spec.training_chief_hooks if self.is_chief else ()
+            chief_hooks = spec.training_chief_hooks if self._settings.is_chief else ()
             self._attach_hooks(spec.training_hooks + chief_hooks, graph)
         start = global_step_read(graph)
         writes = _global_step_writes(graph, global_step)
@@ -190,8 +210,19 @@ class EstimatorModel(keras.Model):
     def _attach_hooks(self, spec_hooks: tuple, graph: tf.Graph) -> None:
         """Begins the hooks in the traced graph (once per trace: the first replica's). What
         they fetch is pruned from this trace when they ask for it (engine/loops.py)."""
-        if self.hook_runner is not None and not self.hook_runner.attached_to(graph):
-            self.hook_runner.attach(spec_hooks, graph, global_step_read(graph))
+        runner = self._hook_runner
+        if runner is not None and not runner.attached_to(graph):
+            runner.attach(spec_hooks, graph, global_step_read(graph))
+
+    @contextlib.contextmanager
+    def hooks_begun_in_trace(self, runner: Any) -> Iterator[None]:
+        """Traces made in this block begin `runner`'s hooks (and the EstimatorSpec's) in
+        the traced graph, after the model_fn."""
+        self._hook_runner = runner
+        try:
+            yield
+        finally:
+            self._hook_runner = None
 
     def test_step(self, data: Any) -> dict[str, tf.Tensor]:
         pending, updates = self._eval_updates_of(data)
@@ -303,8 +334,10 @@ class EstimatorModel(keras.Model):
         traced: TracedStep | None,
         mode: str,
         strategy: tf.distribute.Strategy | None = None,
-    ) -> Any:
-        """The compiled loop of `mode` around the step (see engine/loops.py)."""
+    ) -> Loop | PredictStep:
+        """The compiled loop of `mode` around the step (see engine/loops.py): the one
+        place that turns a mode and a strategy into a loop; a watched call runs the same
+        loop one step at a time, with hook fetches (`with_fetches`)."""
         if mode == ModeKeys.PREDICT:
             return PredictStep(traced)
         if isinstance(strategy, tf.distribute.experimental.ParameterServerStrategy):
@@ -432,6 +465,34 @@ class EstimatorModel(keras.Model):
         self._keras_trained()
         return result
 
+    def set_weights(self, weights: Any) -> None:
+        """Keras' `set_weights`; the weights are then saved to model_dir, so the
+        Estimator's next call uses them (as after `fit`)."""
+        self._require_variables("set_weights")
+        super().set_weights(weights)
+        self._keras_set_weights()
+
+    def load_weights(self, filepath: Any, *args: Any, **kwargs: Any) -> None:
+        """Keras' `load_weights`; the weights are then saved to model_dir, so the
+        Estimator's next call uses them (as after `fit`)."""
+        self._require_variables("load_weights")
+        super().load_weights(filepath, *args, **kwargs)
+        self._keras_set_weights()
+
+    def _require_variables(self, what: str) -> None:
+        if not self._store.global_variables().keys() - {"global_step"}:
+            raise ValueError(
+                f"keras_model.{what}() needs the model_fn's variables, and they do not exist "
+                "yet: the model_fn creates them when it first sees data. Expected a model "
+                "that trained or saw data. Fix: call est.train(...) first, or fit / evaluate "
+                f"/ predict on the keras_model, then {what}(). "
+                f"Received: variables={sorted(self._store.global_variables())}"
+            )
+
+    def _keras_set_weights(self) -> None:
+        if self.road is not None:
+            self.road.save_keras_weights(self)
+
     def evaluate(self, x: Any = None, y: Any = None, *args: Any, **kwargs: Any) -> Any:
         self._build_for(x, y)
         return super().evaluate(x, y, *args, **kwargs)
@@ -467,6 +528,12 @@ class EstimatorModel(keras.Model):
                 "est.keras_model (or est.export_saved_model). Received: road=None"
             )
         self.road.export(self, str(filepath), input_signature)
+
+    def compile(self, optimizer: Any = None, **kwargs: Any) -> None:
+        """Keras' `compile`. The model_fn's train_op trains; without an `optimizer` the
+        model gets one that applies nothing and counts the global step as its iterations,
+        as Keras callbacks expect of `model.optimizer`."""
+        super().compile(optimizer=optimizer or GlobalStepOptimizer(self._ke_global_step), **kwargs)
 
     def reset_metrics(self) -> None:
         super().reset_metrics()

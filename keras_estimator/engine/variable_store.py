@@ -87,6 +87,10 @@ class VariableStore:
         """Every variable that belongs in a checkpoint (not metric/local ones)."""
         return {k: v for k, v in self.variables.items() if k not in self.local_names}
 
+    def is_empty(self) -> bool:
+        """True before the model_fn made a variable (the global step aside)."""
+        return not self.variables.keys() - {"global_step"}
+
     def local_variables(self) -> list[tf.Variable]:
         return [self.variables[k] for k in sorted(self.local_names) if k in self.variables]
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import functools
 import logging
@@ -19,30 +18,25 @@ from keras_estimator.checkpoint.model_dir_lock import hold_training_lock
 from keras_estimator.checkpoint.warm_start import resolve_warm_start
 from keras_estimator.distribute import parameter_servers
 from keras_estimator.engine.model import EstimatorModel
-from keras_estimator.engine.output_keys import HOOKS_KEY
-from keras_estimator.engine.summaries import write_scalars
-from keras_estimator.hooks.keras_callbacks import KerasCallbacks
 from keras_estimator.hooks.runner import validate_hooks, validate_listeners
+from keras_estimator.runtime.call_scope import in_call
+from keras_estimator.runtime.eval_call import EvalCall
 from keras_estimator.runtime.history import TrainingHistory
 from keras_estimator.runtime.input_fn_calls import call_input_fn
 from keras_estimator.runtime.input_pipeline import with_parallel_input
-from keras_estimator.runtime.interrupts import GracefulInterrupt
 from keras_estimator.runtime.keras_road import KerasRoad
 from keras_estimator.runtime.model_fn_call import ModelFnCaller, verify_model_fn_args
 from keras_estimator.runtime.model_runtime import ModelRuntime
-from keras_estimator.runtime.predictions import select_keys, split_examples
+from keras_estimator.runtime.predict_call import PredictCall
 from keras_estimator.runtime.saved_model_export import write_saved_model
 from keras_estimator.runtime.session_config import apply_session_config
-from keras_estimator.runtime.training_loop import make_saver, run_training
+from keras_estimator.runtime.train_call import TrainCall
 from keras_estimator.seam import internals
 from keras_estimator.spec.mode_keys import ModeKeys
 from keras_estimator.spec.run_config import RunConfig, TaskType
-from keras_estimator.utils.garbage_collection import long_lived_objects_frozen
 from keras_estimator.utils.log import notice
 
 logger = logging.getLogger("keras_estimator")
-
-_UNTIL_EXHAUSTED = np.iinfo(np.int64).max
 
 
 def _resolve_config(config: Any, model_dir: Any) -> RunConfig:
@@ -94,18 +88,10 @@ def _eagerly(method: Callable) -> Callable:
 
     @functools.wraps(method)
     def eager_method(*args: Any, **kwargs: Any) -> Any:
-        with _in_call():
+        with in_call():
             return method(*args, **kwargs)
 
     return eager_method
-
-
-@contextlib.contextmanager
-def _in_call() -> Iterator[None]:
-    """Where an Estimator call runs: eagerly, with the objects older than the call out of
-    the garbage collector's walk (utils/garbage_collection.py)."""
-    with internals.eager_mode(), long_lived_objects_frozen():
-        yield
 
 
 def _one_trainer(train: Callable) -> Callable:
@@ -117,12 +103,6 @@ def _one_trainer(train: Callable) -> Callable:
             return train(self, *args, **kwargs)
 
     return locked_train
-
-
-# predict(): batches run one per call first (tracing the chunked loop costs about as much as
-# ~100 batches run alone), then in compiled chunks doubling up to _PREDICT_CHUNK batches.
-_PREDICT_BATCHES_ALONE = 64
-_PREDICT_CHUNK = 32
 
 
 class Estimator:
@@ -212,10 +192,10 @@ class Estimator:
         return public_model_fn
 
     @property
-    def keras_model(self) -> EstimatorModel | None:
+    def keras_model(self) -> EstimatorModel:
         """The `EstimatorModel` (a compiled `keras.Model`) behind this Estimator: the same
-        variables and the same model_dir. None before training when model_dir has no
-        checkpoint.
+        variables and the same model_dir. Before any call its variables come on its first
+        data (restored from model_dir's latest checkpoint when there is one).
 
         Its steps call the model_fn, so Keras can take over: `fit` (with Keras callbacks:
         ModelCheckpoint with save_weights_only, BackupAndRestore, EarlyStopping, ...) on a
@@ -224,7 +204,8 @@ class Estimator:
         When `fit` ends (or is interrupted) its training is saved to model_dir as a
         checkpoint at the model's global step: the next `evaluate()` sees those weights and
         `train()` counts on from that step. Over a trained model_dir, a new Estimator's
-        keras_model is built from the latest checkpoint on its first data. `save("m.keras")`
+        keras_model is built from the latest checkpoint on its first data. `set_weights` /
+        `load_weights` save the weights to model_dir: the next call uses them. `save("m.keras")`
         raises: a .keras file cannot carry the model_fn; use `export()` or `save_weights`.
 
         Example:
@@ -233,19 +214,10 @@ class Estimator:
             >>> est.evaluate(eval_input_fn)["global_step"]
             320
         """
-        model = self._runtime.model
-        if model is None:
-            try:
-                trained = self.latest_checkpoint() is not None
-            except ckpt_lib.BrokenCheckpointStateError:
-                trained = False
-            if not trained:
-                return None
-            model = self._runtime.model = self._runtime.build_model()
+        model = self._runtime.ensure_model()
         self._keras_road.attach(model)
         if not model.compiled:
             model.compile()
-        model.built = True  # its variables are the model_fn's (or come on its first data)
         return model
 
     def eval_dir(self, name: str | None = None) -> str:
@@ -320,25 +292,6 @@ class Estimator:
             self._config.task_type not in (TaskType.CHIEF, TaskType.MASTER)
         )
 
-    @contextlib.contextmanager
-    def _peer_failures_explained(self) -> Iterator[None]:
-        """A task of a multi-worker job that died shows up as a collective op failing."""
-        try:
-            yield
-        except (tf.errors.UnavailableError, tf.errors.AbortedError) as exc:
-            if self._runtime.strategy_for(ModeKeys.TRAIN) is None:
-                raise
-            checkpoint = self.latest_checkpoint() if self._config.is_chief else None
-            raise type(exc)(
-                exc.node_def,
-                exc.op,
-                "Another task of the distributed training job stopped responding, so this "
-                f"one cannot continue ({exc.message.splitlines()[0]}). "
-                + (f"The last checkpoint, {checkpoint}, is intact. " if checkpoint else "")
-                + "Fix: restart every task of the job; training resumes from the latest "
-                "checkpoint in model_dir.",
-            ) from exc
-
     # -- train ----------------------------------------------------------------------------
     @_eagerly
     @_one_trainer
@@ -378,86 +331,9 @@ class Estimator:
         if self._serves_the_chief():
             parameter_servers.serve(self._config, self._model_dir, max_steps)
             return self
-        checkpoint = self.latest_checkpoint()
-        if max_steps is not None and checkpoint is not None:
-            done = int(tf.train.load_variable(checkpoint, "global_step"))
-            if done >= max_steps:
-                notice(
-                    logger,
-                    "Skipping training since max_steps has already saved: the checkpoint in "
-                    "%s is at step %d >= max_steps=%d. Pass a larger max_steps (or steps=N) "
-                    "to train on, or a new model_dir to start over.",
-                    self._model_dir, done, max_steps,
-                )  # fmt: skip
-                return self
-
-        runtime = self._runtime
-        runtime.seed()
-        dataset = self._input_for(input_fn, ModeKeys.TRAIN)
-        # A call that fails before its first step leaves model_dir as it was.
-        with runtime.summaries_for(ModeKeys.TRAIN) as writer:
-            loop, runner = runtime.prepare(
-                ModeKeys.TRAIN, dataset, checkpoint, tuple(hooks), writer
-            )
-            saver = make_saver(
-                self._model_dir,
-                runtime.model.store.global_variables(),
-                self._config,
-                runner,
-                listeners,
-                self._model_fn_caller.train_scaffold_saver,
-            )
-            step = runtime.global_step_value()
-            runtime.training_starts_at(step)  # from here, model_dir keeps the event file
-            if saver is not None:
-                self._write_graph_files(saver, writer)
-            runtime.model.train_call_start.assign(step)
-            target = max_steps if max_steps is not None else step + steps if steps else None
-            listeners = saver.listeners if saver is not None else []
-            for listener in listeners:
-                listener.begin()
-            if saver is not None and ckpt_lib.latest_checkpoint(saver.directory) is None:
-                saver.save(step)
-            runner.after_create_session()
-            keras_callbacks = KerasCallbacks(callbacks, runtime.model, "train")
-            with (
-                runtime.scope(ModeKeys.TRAIN),  # traced in it: called elsewhere, it would retrace
-                self._peer_failures_explained(),
-                GracefulInterrupt(sigterm=self._config.save_on_sigterm) as interrupt,
-            ):
-                step = run_training(
-                    loop,
-                    dataset,
-                    self._config,
-                    saver,
-                    runner,
-                    keras_callbacks,
-                    runtime.summary_writer(self._model_dir) if self._config.is_chief else None,
-                    step,
-                    target,
-                    on_loss=self.history.record_loss,
-                    interrupt=interrupt,
-                )
-            if self._config.is_chief:
-                runtime.summary_writer(self._model_dir).flush()
-            runtime.flush_model_fn_writers()
-            runner.end()
-            if saver is not None:
-                saver.end(step)
-        if interrupt.requested:
-            saved = f"; the checkpoint for step {step} is in {saver.directory}" if saver else ""
-            raise interrupt.stop_error(step, saved)
+        train = TrainCall(self._runtime, self._input_for, self.history)
+        train.run(input_fn, hooks, callbacks, listeners, steps, max_steps)
         return self
-
-    def _write_graph_files(self, saver: Any, writer: Any) -> None:
-        """model_dir's graph files as 2.15 wrote them when train() began: graph.pbtxt, the
-        graph in the event file (TensorBoard's graph tab), `.meta` files with each
-        checkpoint when RunConfig.checkpoint_save_graph_def (2.15's default)."""
-        step_graph = self._runtime.step_graph(ModeKeys.TRAIN)
-        saver.write_graph(step_graph, self._config.checkpoint_save_graph_def)
-        if writer is not None:
-            with writer.as_default():
-                tf.summary.graph(step_graph.graph_def)
 
     # -- evaluate ----------------------------------------------------------------------
     def evaluate(
@@ -495,85 +371,11 @@ class Estimator:
                 raise ValueError(f"Must specify steps > 0, given: {steps}")
             hooks, callbacks = validate_hooks(hooks)
             checkpoint = None if in_memory else self._checkpoint_for(checkpoint_path, "evaluate")
-            runtime = self._runtime
-            if not in_memory:
-                runtime.seed()
-            # Constant tensors ran `steps` times under tf.estimator (one batch without steps:
-            # tf.estimator would have evaluated them forever).
-            dataset = self._input_for(input_fn, ModeKeys.EVAL, repeat_tensors=steps is not None)
-            cardinality = dataset.cardinality  # a distributed dataset's is a property
-            cardinality = int(cardinality() if callable(cardinality) else cardinality)
-            if steps is None and cardinality == tf.data.INFINITE_CARDINALITY:
-                raise ValueError(  # tf.estimator 2.15 evaluated such input forever
-                    "evaluate() was given endless input (the dataset repeats forever) and no "
-                    "`steps`, so it would never finish. Expected a dataset that ends, or a "
-                    "number of batches. Fix: remove `.repeat()` (or use num_epochs=1 in "
-                    "numpy_input_fn / pandas_input_fn) for evaluation, or pass steps=N. "
-                    "Received: steps=None, input cardinality=infinite."
-                )
-            loop, runner = runtime.prepare(
-                ModeKeys.EVAL, dataset, checkpoint, tuple(hooks), keep_variables=in_memory,
-                follow_latest=not checkpoint_path,
+            evaluation = EvalCall(self._runtime, self._input_for, self.history)
+            return evaluation.run(
+                input_fn, steps, hooks, callbacks, checkpoint, self.eval_dir(name), name,
+                in_memory=in_memory, follow_latest=not checkpoint_path,
             )  # fmt: skip
-            model = runtime.model_for(ModeKeys.EVAL)  # its own under its own eval_distribute
-            model.store.reset_locals()
-            limit = steps if steps is not None else _UNTIL_EXHAUSTED
-            runner.after_create_session()
-            keras_callbacks = KerasCallbacks(callbacks, model, "test")
-            iterator = iter(dataset)
-            if runner.active or keras_callbacks.active:
-                ran, done = 0, 0
-                logs = None
-                while done < limit:
-                    runner.before_step()
-                    keras_callbacks.batch_begin(done)
-                    fetches = runner.fetch_tensors()
-                    step_loop = loop.with_fetches(fetches) if fetches else loop
-                    ran, step_logs = step_loop(iterator, tf.constant(1, tf.int64))
-                    if not int(ran):
-                        break
-                    done, logs = done + 1, step_logs
-                    values = {k: v.numpy() for k, v in logs.get(HOOKS_KEY, {}).items()}
-                    stop = runner.after_step(values) if runner.active else False
-                    batch_logs = {
-                        k: float(v)
-                        for k, v in logs.items()
-                        if k != HOOKS_KEY and tf.is_tensor(v) and v.shape.rank == 0
-                    }
-                    if keras_callbacks.batch_end(done - 1, batch_logs) or stop:
-                        break
-                ran = done
-                if logs is None:
-                    ran, logs = loop(iterator, tf.constant(0, tf.int64))
-            else:
-                ran, logs = loop(iterator, tf.constant(limit, tf.int64))
-            runner.end()
-            runtime.flush_model_fn_writers(ModeKeys.EVAL)
-            keras_callbacks.end(
-                {
-                    k: float(v)
-                    for k, v in logs.items()
-                    if k != HOOKS_KEY and tf.is_tensor(v) and v.shape.rank == 0
-                }
-            )
-            if int(ran) == 0:
-                # tf.estimator reported the metrics' initial values in this case; so do we.
-                logger.warning("Evaluation ran no step: input_fn yielded no data.")
-            # A metric's value may be a nested structure of tensors (tf.estimator kept it).
-            # 2.15's order: the metrics (loss among them) sorted by name, then global_step.
-            results = {
-                key: tf.nest.map_structure(lambda t: t.numpy(), logs[key])
-                for key in sorted(logs)
-                if key != HOOKS_KEY
-            }
-            results["global_step"] = runtime.global_step_value(ModeKeys.EVAL)
-            shown = ", ".join(f"{k} = {v}" for k, v in sorted(results.items()))
-            logger.info("Saving dict for global step %d: %s", results["global_step"], shown)
-            eval_dir = self.eval_dir(name)
-            metrics = {k: v for k, v in results.items() if k != "global_step"}
-            write_scalars(runtime.summary_writer(eval_dir), metrics, results["global_step"])
-            self.history.record_evaluation(name, results["global_step"], results)
-            return results
 
     def _checkpoint_for(self, checkpoint_path: str | None, what: str) -> str | None:
         if checkpoint_path:
@@ -613,69 +415,12 @@ class Estimator:
         hooks, callbacks = validate_hooks(hooks)
         if isinstance(predict_keys, str):
             predict_keys = [predict_keys]
-        # Eager inside each step only: while suspended at a `yield`, the caller's mode (and
-        # strategy scope) holds.
-        with _in_call(), self._runtime.running(ModeKeys.PREDICT):
-            checkpoint = self._checkpoint_for(checkpoint_path, "predict")
-            runtime = self._runtime
-            runtime.seed()
-            dataset = self._input_for(input_fn, ModeKeys.PREDICT)
-            predict_fn, runner = runtime.prepare(
-                ModeKeys.PREDICT, dataset, checkpoint, tuple(hooks),
-                follow_latest=not checkpoint_path,
-            )  # fmt: skip
-            runner.after_create_session()
-            keras_callbacks = KerasCallbacks(callbacks, runtime.model, "predict")
-            batches = iter(dataset)
-        index = 0
-        watched = runner.active or keras_callbacks.active
-        chunk = 0  # batches per compiled call, once unwatched predictions run in chunks
-        while True:
-            if not watched and predict_fn.chunkable and index >= _PREDICT_BATCHES_ALONE:
-                # No hook or callback sees the batches: several run in one compiled call.
-                chunk = min(max(2 * chunk, 2), _PREDICT_CHUNK)
-                with _in_call(), runtime.running(ModeKeys.PREDICT):
-                    computed = predict_fn.chunk(batches, chunk)
-                    examples = [
-                        example
-                        for predictions in computed
-                        for example in split_examples(
-                            select_keys(predictions, predict_keys), yield_single_examples
-                        )
-                    ]
-                yield from examples
-                index += len(computed)
-                if len(computed) < chunk:
-                    break
-                continue
-            with _in_call(), runtime.running(ModeKeys.PREDICT):
-                batch = next(batches, None)
-                if batch is None:
-                    if runner.active:
-                        # tf.estimator asked for one more batch: its hooks' before_run ran,
-                        # then the input's end (OutOfRangeError) skipped after_run.
-                        runner.before_step()
-                    break
-                if runner.active:
-                    runner.before_step()
-                keras_callbacks.batch_begin(index)
-                fetches = runner.fetch_tensors()
-                step = predict_fn.with_fetches(fetches) if fetches else predict_fn
-                predictions, hook_values = step(batch)
-                predictions = select_keys(predictions, predict_keys)
-                stop = runner.active and runner.after_step(
-                    {k: v.numpy() for k, v in hook_values.items()}
-                )
-                stop = keras_callbacks.batch_end(index, {"outputs": predictions}) or stop
-                examples = list(split_examples(predictions, yield_single_examples))
-            yield from examples
-            index += 1
-            if stop:
-                break
-        with _in_call(), runtime.running(ModeKeys.PREDICT):
-            keras_callbacks.end({})
-            runner.end()
-            runtime.flush_model_fn_writers()
+        prediction = PredictCall(self._runtime, self._input_for)
+        yield from prediction.run(
+            input_fn, predict_keys, hooks, callbacks,
+            lambda: self._checkpoint_for(checkpoint_path, "predict"),
+            follow_latest=not checkpoint_path, yield_single_examples=yield_single_examples,
+        )  # fmt: skip
 
     # -- export --------------------------------------------------------------------------
     @_eagerly

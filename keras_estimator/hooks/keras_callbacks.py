@@ -14,22 +14,35 @@ class KerasCallbacks:
     The whole call is one epoch; every step is a batch (as fit's default
     steps_per_execution=1); `model.stop_training` / `stop_evaluating` / `stop_predicting`
     set to True ends the call after the step. Predict batches get `{"outputs": ...}`.
+    The model is the one `fit()` shows callbacks: compiled (`model.optimizer.iterations`
+    is the global step), with `model.history` during training and `params` set.
     """
 
-    def __init__(self, callbacks: list, model: Any, kind: str) -> None:
+    def __init__(self, callbacks: list, model: Any, kind: str, steps: int | None = None) -> None:
         self.active = bool(callbacks)
         self._kind = kind
         if not self.active:
             return
         self._model = model
-        self._list = keras.callbacks.CallbackList(callbacks, model=model)
-        model.stop_training = False
-        if kind == "train":
+        if not model.compiled:
+            model.compile()
+        self._list = keras.callbacks.CallbackList(
+            callbacks, add_history=kind == "train", model=model,
+            verbose=0, epochs=1, steps=steps,
+        )  # fmt: skip
+
+    def begin(self) -> None:
+        if not self.active:
+            return
+        if self._kind == "train":
+            self._model.stop_training = False
             self._list.on_train_begin()
             self._list.on_epoch_begin(0)
-        elif kind == "test":
+        elif self._kind == "test":
+            self._model.stop_evaluating = False
             self._list.on_test_begin()
         else:
+            self._model.stop_predicting = False
             self._list.on_predict_begin()
 
     def batch_begin(self, batch: int) -> None:

@@ -177,9 +177,12 @@ class HookRunner:
         `with_fetches`); empty when no hook fetches anything."""
         return dict(self._tensors)
 
-    def restart(self) -> None:
-        """For another call on the same trace: begin() the hooks again in the traced graph."""
-        self._pending = False  # a before_run left over from the last call is void
+    def join(self, traced: HookRunner) -> None:
+        """For another call on `traced`'s trace: begin() these hooks in the traced graph,
+        after its step's ops, as on a fresh trace."""
+        self._graph = traced._graph
+        self.session.global_step_tensors |= traced.session.global_step_tensors
+        self.step_ops = traced.step_ops
         with (
             self._graph.as_default(),
             tf.control_dependencies(self.step_ops),

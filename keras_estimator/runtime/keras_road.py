@@ -19,7 +19,7 @@ import numpy as np
 import tensorflow as tf
 
 from keras_estimator.checkpoint import checkpoint_files as ckpt_lib
-from keras_estimator.checkpoint.model_dir_lock import hold_training_lock
+from keras_estimator.checkpoint.model_dir_lock import hold_training_lock, lock_held_here
 from keras_estimator.export.receivers import (
     ServingInputReceiver,
     build_raw_serving_input_receiver_fn,
@@ -53,9 +53,10 @@ class KerasRoad:
         checkpoint = runtime.latest_checkpoint()
         if x is None or model is not runtime.model:
             raise ValueError(
-                "This keras_model is made from the checkpoint in model_dir and is built on its "
-                "first data: the model_fn creates its variables when it sees the features. "
-                "Fix: call fit / evaluate / predict on it first (or train() the Estimator). "
+                "This keras_model is built on its first data (from the checkpoint in model_dir "
+                "when there is one): the model_fn creates its variables when it sees the "
+                "features. Fix: call fit / evaluate / predict on it first (or train() the "
+                "Estimator). "
                 f"Received: model_dir={runtime.model_dir!r}, checkpoint={checkpoint!r}"
             )
         dataset = _dataset_of(x, y)
@@ -67,13 +68,22 @@ class KerasRoad:
             runtime.prepare(mode, dataset, checkpoint)
         logger.info("keras_model built for %s and restored from %s.", mode, checkpoint)
 
-    def save_keras_training(self, model: Any) -> str | None:
+    def save_keras_weights(self, model: Any) -> str | None:
+        """After `set_weights` / `load_weights`: the weights replace model_dir's checkpoint
+        of the model's global step, so the Estimator's next call restores them. Inside a
+        running train() (a callback restoring weights) that call's final save writes them."""
+        if lock_held_here(self._runtime.model_dir):
+            return None
+        return self.save_keras_training(model, same_step=True)
+
+    def save_keras_training(self, model: Any, same_step: bool = False) -> str | None:
         """Saves the variables to model_dir when Keras trained past the latest checkpoint.
 
-        Not saved, with a log line saying why: on a non-chief task; when model_dir's latest
-        checkpoint is already at or past this step (another trainer went on meanwhile); when
-        a weight is NaN or infinite (train() refuses those too). A trainer holding model_dir's
-        lock makes it raise ModelDirLockedError.
+        `same_step`: the weights were set (not trained), so they replace a checkpoint of
+        the same step. Not saved, with a log line saying why: on a non-chief task; when
+        model_dir's latest checkpoint is past this step (another trainer went on meanwhile),
+        or at it without `same_step`; when a weight is NaN or infinite (train() refuses
+        those too). A trainer holding model_dir's lock makes it raise ModelDirLockedError.
         """
         runtime = self._runtime
         if model is not runtime.model or not model.store.global_variables().keys() - {
@@ -92,7 +102,7 @@ class KerasRoad:
         with hold_training_lock(runtime.model_dir, is_chief=True):
             latest = runtime.latest_checkpoint()
             saved = int(tf.train.load_variable(latest, "global_step")) if latest else None
-            if saved is not None and saved >= step:
+            if saved is not None and (saved > step or (saved == step and not same_step)):
                 if saved > step:
                     logger.warning(
                         "Keras training (global step %d) is not saved: model_dir's latest "

@@ -54,6 +54,19 @@ def verify_model_fn_args(model_fn: Callable, params: Any) -> None:
         )
 
 
+def _carries_per_call_objects(spec: EstimatorSpec) -> bool:
+    """Hooks, or a Scaffold with anything set: tf.estimator's model_fn made them per call."""
+    hooks = (spec.training_hooks, spec.training_chief_hooks, spec.evaluation_hooks,
+             spec.prediction_hooks)  # fmt: skip
+    scaffold = spec.scaffold
+    custom_scaffold = scaffold is not None and any(
+        getattr(scaffold, part, None) is not None
+        for part in ("saver", "init_fn", "init_op", "local_init_op", "ready_op",
+                     "ready_for_local_init_op", "summary_op", "init_feed_dict")
+    )  # fmt: skip
+    return any(hooks) or custom_scaffold
+
+
 class ModelFnCaller:
     """Calls `model_fn(features, labels, mode, params, config)` with the arguments it takes.
 
@@ -76,6 +89,9 @@ class ModelFnCaller:
         self._params_for = params_for
         self._to_spec = to_spec
         self.train_scaffold_saver: tf.compat.v1.train.Saver | None = None
+        # Set when a call's EstimatorSpec carried hooks or a Scaffold (the runtime resets
+        # it before a trace): objects made per call, so a later call calls model_fn again.
+        self.made_per_call = False
 
     def __call__(self, features: Any, labels: Any, mode: str) -> EstimatorSpec:
         kwargs: dict[str, Any] = {}
@@ -104,6 +120,7 @@ class ModelFnCaller:
             )
         result = spec_for_mode(result, mode)  # a mode=None spec runs as `mode` (2.15)
         check_scaffold(result.scaffold)
+        self.made_per_call = self.made_per_call or _carries_per_call_objects(result)
         if mode == ModeKeys.TRAIN:
             self.train_scaffold_saver = scaffold_saver(result.scaffold)
         return result

@@ -25,11 +25,12 @@ from keras_estimator.distribute import parameter_servers
 from keras_estimator.distribute.strategies import eval_strategy_of, iterator_spec, strategy_of
 from keras_estimator.engine.global_step import GlobalStepVariable
 from keras_estimator.engine.loops import ChunkedLoop
-from keras_estimator.engine.model import EstimatorModel
+from keras_estimator.engine.model import EstimatorModel, TraceSettings
 from keras_estimator.engine.variable_store import VariableStore
 from keras_estimator.hooks.runner import HookRunner
 from keras_estimator.hooks.session import HookSession
 from keras_estimator.runtime.model_fn_call import ModelFnCaller
+from keras_estimator.runtime.traces import ModelSlot, Trace
 from keras_estimator.seam import internals
 from keras_estimator.spec.mode_keys import ModeKeys
 from keras_estimator.spec.run_config import RunConfig
@@ -61,15 +62,12 @@ class ModelRuntime:
         self._strategy: Any = None
         self._distributed_modes: frozenset | None = None  # None: not decided yet
         self._eval_strategy: Any = None  # eval_distribute with variables of its own
-        self._eval_model: EstimatorModel | None = None  # evaluation's model under it
-        self._eval_loops: dict[Any, tuple] = {}
-        self._building_under: Any = None  # the strategy build_model makes variables under
+        self._trained = ModelSlot()  # the model train() trains, and its traces
+        self._apart = ModelSlot()  # evaluation's own model under its own eval_distribute
         if not (
             parameter_servers.has_parameter_servers(config) and config.train_distribute is None
         ):
             self._decide_strategy()  # now: a bad strategy setting fails at construction
-        self.model: EstimatorModel | None = None
-        self._loops: dict[Any, tuple] = {}
         self._writers: dict[str, tf.summary.SummaryWriter] = {}
         self._started_at: int | None = None  # the global step the current train() began at
         self._step_graphs: dict[str, tf.Graph | None] = {}  # the last traced graph per mode
@@ -108,9 +106,23 @@ class ModelRuntime:
         self._decide_strategy()
         return mode == ModeKeys.EVAL and self._eval_strategy is not None
 
+    def _slot(self, mode: str) -> ModelSlot:
+        return self._apart if self._evaluates_apart(mode) else self._trained
+
     def model_for(self, mode: str) -> EstimatorModel | None:
         """The model `mode`'s calls run (evaluation's own under its own eval_distribute)."""
-        return self._eval_model if self._evaluates_apart(mode) else self.model
+        return self._slot(mode).model
+
+    @property
+    def model(self) -> EstimatorModel | None:
+        """The model train() trains; None until a call (or `keras_model`) builds it."""
+        return self._trained.model
+
+    def ensure_model(self) -> EstimatorModel:
+        """The trained model, built (without variables yet) if no call has built it."""
+        if self._trained.model is None:
+            self._trained.reset(self.build_model())
+        return self._trained.model
 
     def scope(self, mode: str | None = None) -> contextlib.AbstractContextManager:
         """The strategy's scope for `mode` (None: for building variables), or nothing.
@@ -137,12 +149,15 @@ class ModelRuntime:
     def latest_checkpoint(self) -> str | None:
         return ckpt_lib.latest_checkpoint(self.model_dir)
 
-    def build_model(self) -> EstimatorModel:
-        """A new model with a fresh variable store (export uses one; the runtime's stays)."""
+    def build_model(self, strategy: Any = None) -> EstimatorModel:
+        """A new model with a fresh variable store (export uses one; the runtime's stays),
+        its variables under `strategy` (default: the training strategy)."""
         store = VariableStore()
-        global_step = GlobalStepVariable.under(self._building_under or self.strategy)
+        global_step = GlobalStepVariable.under(strategy or self.strategy)
         store.variables["global_step"] = global_step
-        return EstimatorModel(self.call_model_fn, store, global_step)
+        config = self.config
+        settings = TraceSettings(config.save_summary_steps, config.is_chief, config.tf_random_seed)
+        return EstimatorModel(self.call_model_fn, store, global_step, settings)
 
     def prepare(
         self,
@@ -164,43 +179,23 @@ class ModelRuntime:
         checkpoint), as tf.estimator restored the graph it had just built for that mode.
         Returns the loop and the runner of the hooks the step was traced with.
         """
-        if self._evaluates_apart(mode):
-            return self._prepare_apart(mode, dataset, checkpoint, hooks, keep_variables,
-                                       follow_latest)  # fmt: skip
-        return self._prepare(mode, dataset, checkpoint, hooks, writer, keep_variables,
-                             follow_latest)  # fmt: skip
-
-    def _prepare_apart(
-        self,
-        mode: str,
-        dataset: tf.data.Dataset,
-        checkpoint: str | None,
-        hooks: tuple,
-        keep_variables: bool,
-        follow_latest: bool,
-    ) -> tuple[Callable, HookRunner]:
-        """`prepare` for evaluation's own model under its eval_distribute. `keep_variables`
-        (an in-memory evaluation during train()) evaluates the trained model's values."""
-        trained, trained_loops = self.model, self._loops
-        self.model, self._loops = self._eval_model, self._eval_loops
-        self._building_under = self._eval_strategy
-        try:
-            prepared = self._prepare(
-                mode, dataset, checkpoint, hooks, None, keep_variables, follow_latest
-            )
-            if keep_variables and trained is not None:
-                values = trained.store.global_variables()
-                for name, variable in self.model.store.global_variables().items():
-                    if name in values:
-                        variable.assign(values[name].read_value())
-            return prepared
-        finally:
-            self._eval_model, self._eval_loops = self.model, self._loops
-            self.model, self._loops = trained, trained_loops
-            self._building_under = None
+        slot = self._slot(mode)
+        apart = slot is self._apart
+        writer = None if apart else writer
+        prepared = self._prepare(slot, mode, dataset, checkpoint, hooks, writer, keep_variables,
+                                 follow_latest)  # fmt: skip
+        trained = self._trained.model
+        if apart and keep_variables and trained is not None:
+            # An in-memory evaluation during train() evaluates the trained values.
+            values = trained.store.global_variables()
+            for name, variable in slot.model.store.global_variables().items():
+                if name in values:
+                    variable.assign(values[name].read_value())
+        return prepared
 
     def _prepare(
         self,
+        slot: ModelSlot,
         mode: str,
         dataset: tf.data.Dataset,
         checkpoint: str | None,
@@ -209,23 +204,34 @@ class ModelRuntime:
         keep_variables: bool,
         follow_latest: bool,
     ) -> tuple[Callable, HookRunner]:
-        fresh = self.model is None or (checkpoint is None and not keep_variables)
-        if fresh:
-            # Without a checkpoint tf.estimator started from fresh initial values.
-            self.model, self._loops = self.build_model(), {}
-        model = self.model
+        fresh = slot.model is None or (checkpoint is None and not keep_variables)
+        if fresh and not (slot.model is not None and slot.model.store.is_empty()):
+            # Without a checkpoint tf.estimator started from fresh initial values. A model
+            # with no variables yet (a new Estimator's keras_model) gets its first ones.
+            slot.reset(self.build_model(self._eval_strategy if slot is self._apart else None))
+        model = slot.model
         store = model.store
-        key = (mode, repr(dataset.element_spec), tuple(id(h) for h in hooks))
-        with self._trace_dropped_on_failure(key):
-            cached = self._loops.get(key)
-            if cached is not None:
-                cached[2].restart()  # begin() the hooks again, in the traced graph
-            if cached is None:
+        # What can change a trace: the mode and the input's structure (the strategy and
+        # the event-file writer are fixed per mode). The caller's hooks cannot: they begin
+        # in the traced graph and their fetches are pruned from it.
+        key = (mode, repr(dataset.element_spec))
+        with slot.trace_dropped_on_failure(key):
+            trace = slot.traces.get(key)
+            if trace is not None and trace.per_call:
+                # The EstimatorSpec carried hooks or a Scaffold, which tf.estimator's
+                # per-call model_fn made anew for every call: call the model_fn again.
+                trace = None
+            if trace is None:
                 store.checkpoint_initializers.clear()
-                cached = self._loops[key] = self._trace(mode, dataset, hooks, writer)
-            loop, used, runner = cached
+                trace = self._trace(model, mode, dataset, hooks, writer)
+                slot.traces.put(key, trace)
+                runner = trace.runner
+            else:
+                runner = trace.join(HookRunner(list(hooks), HookSession(store, model.global_step)))
             if checkpoint is not None:
-                variables = {n: store.variables[n] for n in used if n not in store.local_names}
+                variables = {
+                    n: store.variables[n] for n in trace.used if n not in store.local_names
+                }
                 self._restore(checkpoint, variables, follow_latest)
             elif fresh:
                 # Fresh variables: what TF1 ran as initializers when model_dir had no
@@ -235,7 +241,7 @@ class ModelRuntime:
                     variables = store.global_variables()
                     trainable = {name for name, v in variables.items() if v.trainable}
                     warm_start(self.warm_start_settings, variables, trainable)
-        return loop, runner
+        return trace.loop, runner
 
     def _restore(self, checkpoint: str, variables: dict, follow_latest: bool) -> None:
         for _ in range(_RESTORE_ATTEMPTS):
@@ -260,56 +266,43 @@ class ModelRuntime:
             )
         restorer.raise_if_mismatched()
 
-    @contextlib.contextmanager
-    def _trace_dropped_on_failure(self, key: Any) -> Iterator[None]:
-        """A trace made by a _prepare that then fails (a bad checkpoint, say) is dropped:
-        it captured the event-file writer that the failure closes."""
-        known = key in self._loops
-        try:
-            yield
-        except BaseException:
-            if not known:
-                self._loops.pop(key, None)
-            raise
-
     def _trace(
-        self, mode: str, dataset: tf.data.Dataset, hooks: tuple, writer: Any
-    ) -> tuple[Callable, set[str], HookRunner]:
-        """Traces the step of `mode` (and its loop): `(loop, variable names used, runner)`."""
-        model = self.model
+        self,
+        model: EstimatorModel,
+        mode: str,
+        dataset: tf.data.Dataset,
+        hooks: tuple,
+        writer: Any,
+    ) -> Trace:
+        """Traces the step of `mode` (and its loop) with this call's hooks begun in it."""
         store = model.store
         runner = HookRunner(list(hooks), HookSession(store, model.global_step))
-        model.hook_runner = runner
-        model.summary_steps = self.config.save_summary_steps
-        model.is_chief = self.config.is_chief
-        model.random_seed = self.config.tf_random_seed
-        try:
-            with (
-                seeded_python_random(self.config.tf_random_seed),
-                self.scope(mode),
-                store.creating() as used,
-                writer.as_default() if writer is not None else contextlib.nullcontext(),
-                # ParameterServerStrategy warns that the step is traced on the coordinator:
-                # it is, once, before its concrete function is scheduled onto the workers.
-                quiet_tf_warning("invoked without using `ClusterCoordinator.schedule`"),
-            ):
-                strategy = self.strategy_for(mode)
-                step_fn, traced = model.make_step(mode, dataset.element_spec, strategy)
-                loop = model.make_loop(step_fn, traced, mode, strategy)
-                if mode != ModeKeys.PREDICT and not isinstance(loop, ChunkedLoop):
-                    # Traced here, in the scopes above: these loops trace the step. The
-                    # chunked loop calls the step traced above, and is traced when a call
-                    # first needs it (a first train() may only run a hook's fetch step).
-                    loop.get_concrete_function(iterator_spec(dataset), tf.TensorSpec([], tf.int64))
-                runner.step_ops = loop.step_ops
-                ops = loop.step_ops
-                self._step_graphs[mode] = (
-                    traced.graph if traced is not None else (ops[0].graph if ops else None)
-                )
-        finally:
-            model.hook_runner = None
+        self.call_model_fn.made_per_call = False
+        with (
+            model.hooks_begun_in_trace(runner),
+            seeded_python_random(self.config.tf_random_seed),
+            self.scope(mode),
+            store.creating() as used,
+            writer.as_default() if writer is not None else contextlib.nullcontext(),
+            # ParameterServerStrategy warns that the step is traced on the coordinator:
+            # it is, once, before its concrete function is scheduled onto the workers.
+            quiet_tf_warning("invoked without using `ClusterCoordinator.schedule`"),
+        ):
+            strategy = self.strategy_for(mode)
+            step_fn, traced = model.make_step(mode, dataset.element_spec, strategy)
+            loop = model.make_loop(step_fn, traced, mode, strategy)
+            if mode != ModeKeys.PREDICT and not isinstance(loop, ChunkedLoop):
+                # Traced here, in the scopes above: these loops trace the step. The
+                # chunked loop calls the step traced above, and is traced when a call
+                # first needs it (a first train() may only run a hook's fetch step).
+                loop.get_concrete_function(iterator_spec(dataset), tf.TensorSpec([], tf.int64))
+            runner.step_ops = loop.step_ops
+            ops = loop.step_ops
+            self._step_graphs[mode] = (
+                traced.graph if traced is not None else (ops[0].graph if ops else None)
+            )
         used.add("global_step")
-        return loop, used, runner
+        return Trace(loop, used, runner, per_call=self.call_model_fn.made_per_call)
 
     @contextlib.contextmanager
     def summaries_for(self, mode: str) -> Iterator[tf.summary.SummaryWriter | None]:
@@ -339,7 +332,7 @@ class ModelRuntime:
             if fresh and not ran:
                 self._writers.pop(model_dir).close()
                 # Traces captured the closed writer: the next call traces again.
-                self._loops = {k: v for k, v in self._loops.items() if k[0] != ModeKeys.TRAIN}
+                self._trained.traces.drop_mode(ModeKeys.TRAIN)
                 try:  # best effort: the error that got us here is the one to raise
                     for name in set(gfile.listdir(model_dir)) - (existed or set()):
                         if name.startswith("events.out.tfevents"):
@@ -370,6 +363,8 @@ class ModelRuntime:
     def flush_model_fn_writers(self, mode: str | None = None) -> None:
         """Summary writers the model_fn made (a host_call's, say) flush when a call ends."""
         model = self.model if mode is None else self.model_for(mode)
+        if model is None:
+            return
         for writer in model.store.summary_writers:
             writer.flush()
 

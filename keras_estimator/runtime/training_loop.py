@@ -13,10 +13,9 @@ import tensorflow as tf
 
 from keras_estimator.checkpoint import checkpoint_files as ckpt_lib
 from keras_estimator.distribute import cluster_barrier, step_agreement
-from keras_estimator.engine.output_keys import HOOKS_KEY
 from keras_estimator.engine.summaries import write_scalars
-from keras_estimator.hooks.keras_callbacks import KerasCallbacks
 from keras_estimator.hooks.runner import HookRunner
+from keras_estimator.hooks.step_watcher import StepWatcher, hook_values
 from keras_estimator.runtime.progress import TrainingProgress
 from keras_estimator.seam import internals
 
@@ -152,6 +151,14 @@ def make_saver(
     return ListenedSaver(writer, listeners, runner.session, save_steps, save_secs)
 
 
+_ONE_STEP = tf.constant(1, tf.int64)
+
+
+def _refuse_non_finite(loss: float) -> None:
+    if not np.isfinite(loss):
+        raise tf.compat.v1.train.NanLossDuringTrainingError
+
+
 def _batches_left(dataset: Any) -> int | None:
     """How many batches a finite dataset of known length holds (None: infinite or unknown).
     With an unknown length, hooks walked ahead of a chunk the input cuts short have seen
@@ -167,8 +174,7 @@ def run_training(
     dataset: tf.data.Dataset,
     config: Any,
     saver: ListenedSaver | None,
-    runner: HookRunner,
-    callbacks: KerasCallbacks,
+    watcher: StepWatcher,
     summary_writer: tf.summary.SummaryWriter,
     step: int,
     target: int | None,
@@ -178,8 +184,11 @@ def run_training(
     """Runs the compiled loop in chunks that end exactly where something is due.
 
     A chunk ends at the next log line, checkpoint, `target`, or step a hook fetches from;
-    steps hooks need nothing from run together. Returns the final global step.
+    steps hooks need nothing from run together; a step a callback or a fetching hook
+    watches runs alone. At the end the hooks and callbacks end, and the final checkpoint
+    is written even when one of them raises there. Returns the final global step.
     """
+    runner = watcher.runner
     log_every = config.log_step_count_steps
     save_steps, save_secs = (saver.save_steps, saver.save_secs) if saver else (None, None)
     iterator = iter(dataset)
@@ -224,42 +233,42 @@ def run_training(
             # A task that ends (its hook, listener or callback asked to stop, a signal, its
             # target) votes to stop: every task stops at this same step, none is left
             # waiting in the next vote or in the end-of-training barrier.
-            wanted = 1 if runner.active or callbacks.active else chunk
+            wanted = 1 if watcher.active else chunk
             chunk = step_agreement.agreed_steps(strategy, wanted, stop=ending)
             if not chunk:
                 if not ending:
                     logger.info("Another task of the cluster stopped training at step %d; "
                                 "this task stops there too.", step)  # fmt: skip
                 break
-        fetch_step = False
-        if runner.active:
-            # Walking hooks ahead only pays for several steps; a lone step runs as itself.
-            quiet = runner.quiet_steps(chunk) if chunk > 1 and not callbacks.active else 0
+        ran = 0
+        watched = watcher.active
+        if watched and chunk > 1:
+            quiet = watcher.quiet_steps(chunk)  # hooks walked ahead; no callback watches
             if quiet:
-                chunk = quiet  # hooks need nothing from these steps: one compiled chunk
-            else:
-                chunk, fetch_step = 1, True  # a step hooks fetch from runs alone
-                runner.prepare_step()
-        if callbacks.active:
-            chunk = 1  # callbacks see every step, as in fit()
-            callbacks.batch_begin(step)
-        fetches = runner.fetch_tensors() if fetch_step else None
-        step_loop = loop.with_fetches(fetches) if fetches else loop
-        ran, logs = step_loop(iterator, tf.constant(chunk, tf.int64))
-        ran = int(ran)
+                chunk, watched = quiet, False
+        if watched:
+            chunk = 1
+
+            def run_step(fetches: dict) -> tuple[bool, dict, dict]:
+                step_loop = loop.with_fetches(fetches) if fetches else loop
+                ran, logs = step_loop(iterator, _ONE_STEP)
+                if int(ran):
+                    _refuse_non_finite(float(logs["loss"]))  # before any after_run, as 2.15
+                return bool(int(ran)), logs, hook_values(logs)
+
+            logs, stop = watcher.step(step, run_step, lambda logs: {"loss": float(logs["loss"])})
+            ran = 0 if logs is None else 1
+        else:
+            ran, logs = loop(iterator, tf.constant(chunk, tf.int64))
+            ran = int(ran)
+            if ran:
+                _refuse_non_finite(float(logs["loss"]))
+                stop = runner.stop_requested if runner.active else stop
         if remaining is not None:
             remaining = max(remaining - ran, 0)
         if ran:
             loss = float(logs["loss"])
             step = int(logs["global_step"])
-            if not np.isfinite(loss):
-                raise tf.compat.v1.train.NanLossDuringTrainingError
-            if fetch_step:
-                values = {k: v.numpy() for k, v in logs.get(HOOKS_KEY, {}).items()}
-                stop = runner.after_step(values)
-            elif runner.active:
-                stop = runner.stop_requested
-            stop = callbacks.batch_end(step - 1, {"loss": loss}) or stop
             progress.update(step, loss)
             if on_loss is not None:
                 on_loss(step, loss)
@@ -281,9 +290,12 @@ def run_training(
         if ran < chunk:
             break  # input exhausted
     progress.close(step, loss)
-    callbacks.end({"loss": loss} if loss is not None else {})
-    if saver is not None and step != last_saved:
-        saver.save(step, final=True)
+    try:
+        watcher.end({"loss": loss} if loss is not None else {})
+    finally:
+        # A hook or callback raising in its end() must not cost the call's training.
+        if saver is not None and step != last_saved:
+            saver.save(step, final=True)
     # Multi-worker: return on every task only once the chief's final checkpoint is saved
     # (every task ended at this step, a stop on one task included: the vote above).
     cluster_barrier.wait_for_every_task(strategy, step)

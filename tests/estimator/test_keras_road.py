@@ -199,7 +199,9 @@ def test_keras_model_of_a_new_estimator_over_a_trained_model_dir(tmp_path, toy_d
     assert int(model.global_step.numpy()) == 30
     model.fit(_keras_data(x, y).repeat(), steps_per_epoch=4, verbose=0)
     assert fresh.evaluate(dataset_input_fn(x, y, 64))["global_step"] == 34
-    assert make_estimator(tmp_path / "empty").keras_model is None  # nothing trained there
+    # Nothing trained there: a model all the same, whose variables come on its first data.
+    empty = make_estimator(tmp_path / "empty").keras_model
+    assert isinstance(empty, keras.Model) and empty.store.is_empty()
 
 
 def test_compact_reprs_show_what_differs_from_defaults(tmp_path):
