@@ -129,23 +129,24 @@ class Estimator:
     ) -> None:
         _require_eager_execution()
         # As tf.estimator: the config first (a bad one is reported before the model_fn).
-        self._config = _resolve_config(config, model_dir)
+        config = _resolve_config(config, model_dir)
         if model_fn is None:
             raise ValueError("model_fn must be provided to Estimator.")
         if not callable(model_fn):
             raise TypeError(f"model_fn must be callable, given: {model_fn!r}")
         verify_model_fn_args(model_fn, params)
         self._model_fn = model_fn
-        self._model_dir = self._config.model_dir
+        self._model_dir = config.model_dir
         self._params = copy.deepcopy(params or {})
         warm_start_settings = resolve_warm_start(warm_start_from)
         self.history = TrainingHistory(self._model_dir)
-        logger.info("Using config: %s", self._config)
-        apply_session_config(self._config.session_config)
+        logger.info("Using config: %s", config)
+        apply_session_config(config.session_config)
         self._model_fn_caller = ModelFnCaller(
-            model_fn, self._config, self._model_fn_params, self._as_estimator_spec
+            model_fn, config, self._model_fn_params, self._as_estimator_spec
         )
-        self._runtime = ModelRuntime(self._model_fn_caller, self._config, warm_start_settings)
+        # The config is the runtime's (one place: what a subclass replaces reaches the calls).
+        self._runtime = ModelRuntime(self._model_fn_caller, warm_start_settings)
         self._keras_road = KerasRoad(self._runtime)
         try:
             existing = ckpt_lib.latest_checkpoint(self._model_dir)
@@ -177,6 +178,7 @@ class Estimator:
     # -- public properties --------------------------------------------------------
     model_dir = property(lambda self: self._model_dir)
     config = property(lambda self: copy.deepcopy(self._config))
+    _config = property(lambda self: self._runtime.config)
     params = property(lambda self: copy.deepcopy(self._params))
 
     @property
@@ -278,7 +280,7 @@ class Estimator:
     def _replace_config(self, config: RunConfig) -> None:
         """A subclass's config change (TPUEstimator's steps_per_execution) reaches the
         model_fn and the runtime."""
-        self._config = self._model_fn_caller.config = self._runtime.config = config
+        self._model_fn_caller.config = config
 
     def _model_fn_params(self, mode: str) -> dict:
         return self.params

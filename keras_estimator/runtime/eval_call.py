@@ -19,7 +19,6 @@ from keras_estimator.spec.mode_keys import ModeKeys
 logger = logging.getLogger("keras_estimator")
 
 _UNTIL_EXHAUSTED = np.iinfo(np.int64).max
-_ONE_STEP = tf.constant(1, tf.int64)
 
 
 def _cardinality(dataset: Any) -> int:
@@ -104,7 +103,8 @@ class EvalCall:
             return int(ran), logs
 
         def run_step(fetches: dict) -> tuple[bool, dict, dict]:
-            ran, logs = (loop.with_fetches(fetches) if fetches else loop)(iterator, _ONE_STEP)
+            step_loop = loop.with_fetches(fetches) if fetches else loop
+            ran, logs = step_loop(iterator, tf.constant(1, tf.int64))
             return bool(int(ran)), logs, hook_values(logs)
 
         done, logs = 0, None

@@ -51,12 +51,10 @@ class ModelRuntime:
     under it (`model_for`), as tf.estimator 2.15 evaluated in a graph of its own.
     """
 
-    def __init__(
-        self, call_model_fn: ModelFnCaller, config: RunConfig, warm_start_settings: Any
-    ) -> None:
+    def __init__(self, call_model_fn: ModelFnCaller, warm_start_settings: Any) -> None:
         install_v1_layers()  # model_fns use tf.compat.v1.layers (Keras 3 removed them)
         self.call_model_fn = call_model_fn
-        self.config = config
+        config = call_model_fn.config
         self.model_dir: str = config.model_dir
         self.warm_start_settings = warm_start_settings
         self._strategy: Any = None
@@ -72,6 +70,11 @@ class ModelRuntime:
         self._started_at: int | None = None  # the global step the current train() began at
         self._step_graphs: dict[str, tf.Graph | None] = {}  # the last traced graph per mode
         self._tf1_graph: tuple[Any, StepGraph] | None = None  # (traced graph, its TF1 graph)
+
+    @property
+    def config(self) -> RunConfig:
+        """The Estimator's RunConfig: the one the model_fn is called with."""
+        return self.call_model_fn.config
 
     def use_strategy(self, strategy: tf.distribute.Strategy, modes: frozenset) -> None:
         """Runs `modes` under `strategy` from now on (TPUEstimator's TPUStrategy)."""

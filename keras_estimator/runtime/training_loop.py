@@ -151,9 +151,6 @@ def make_saver(
     return ListenedSaver(writer, listeners, runner.session, save_steps, save_secs)
 
 
-_ONE_STEP = tf.constant(1, tf.int64)
-
-
 def _refuse_non_finite(loss: float) -> None:
     if not np.isfinite(loss):
         raise tf.compat.v1.train.NanLossDuringTrainingError
@@ -251,7 +248,7 @@ def run_training(
 
             def run_step(fetches: dict) -> tuple[bool, dict, dict]:
                 step_loop = loop.with_fetches(fetches) if fetches else loop
-                ran, logs = step_loop(iterator, _ONE_STEP)
+                ran, logs = step_loop(iterator, tf.constant(1, tf.int64))
                 if int(ran):
                     _refuse_non_finite(float(logs["loss"]))  # before any after_run, as 2.15
                 return bool(int(ran)), logs, hook_values(logs)
