@@ -1,9 +1,9 @@
 """ModelRuntime: one Estimator's model, compiled loops and event-file writers.
 
-A call flows one way through it: `prepare` traces the mode's step once (the engine calls
-the `ModelFnCaller` it was given), then restores the checkpoint or initialises fresh
-variables (init_from_checkpoint, warm start); the Estimator then runs the loop
-(`runtime.training_loop` for TRAIN) and saves. Nothing here calls back into the Estimator.
+A call flows one way through it: `prepare` traces the mode's step, or reuses the trace
+(runtime/traces.py says when), then restores the checkpoint or initialises fresh variables
+(init_from_checkpoint, warm start); the call object (TrainCall, EvalCall, PredictCall)
+then runs the loop and saves. Nothing here calls back into the Estimator.
 """
 
 from __future__ import annotations
@@ -180,7 +180,7 @@ class ModelRuntime:
 
         Only the variables the mode's step uses are restored (and must be in the
         checkpoint), as tf.estimator restored the graph it had just built for that mode.
-        Returns the loop and the runner of the hooks the step was traced with.
+        Returns the loop and the runner of this call's hooks, begun in the trace.
         """
         slot = self._slot(mode)
         apart = slot is self._apart
