@@ -487,6 +487,9 @@ class CheckpointWriter:
             return  # no state file: nothing was ever recorded here
         known = {os.path.basename(p) for p, _ in self._last}
         newest = max(map(_step, self._listed(state)), default=-1)
+        if damage is None and newest < 0:
+            return  # it names checkpoints elsewhere only: those of this directory are not its
+        recovered = len(self._last)  # Saver's rule: the list keeps its recovered length
         complete = complete_checkpoints(self.model_dir, self.basename)
         if damage is not None and self._keep_max and self._keeps_hourly:
             complete = complete[-self._keep_max :]
@@ -496,7 +499,7 @@ class CheckpointWriter:
             if os.path.basename(p) not in known and (damage is not None or _step(p) > newest)
         ]
         self._last += self._recover(adopted)
-        while self._keep_max and len(self._last) > self._keep_max:
+        while self._keep_max and len(self._last) > max(self._keep_max, recovered):
             self._due.append(self._last.pop(0))
         if adopted and damage is None:
             logger.info(
