@@ -59,16 +59,20 @@ def latest_checkpoint(model_dir: str) -> str | None:
 
     Raises BrokenCheckpointStateError when the `checkpoint` state file names a checkpoint
     whose files are missing: training would otherwise silently start over (tf.estimator's
-    behaviour) and evaluation would score fresh weights.
+    behaviour) and evaluation would score fresh weights. A state file that does not parse
+    (truncated, binary) gives the newest complete checkpoint in model_dir, with a warning:
+    tf.estimator ignored such a file and started over, overwriting the checkpoints there.
     """
     if not model_dir or not tf.io.gfile.isdir(model_dir):
         return None
     named = None
     for _ in range(_STATE_READS):
-        state = tf.train.get_checkpoint_state(model_dir)
-        if state is None or not state.model_checkpoint_path:
-            return None
-        newest = state.model_checkpoint_path  # TF already joined relative paths to model_dir
+        state, damage = _load_state(model_dir)
+        if damage is not None:
+            return _recovered_latest(model_dir, damage)
+        if state is None:
+            return None  # no state file: no checkpoint (as TF; deleting it starts over)
+        newest = state.model_checkpoint_path  # joined to model_dir when relative, as TF does
         if _exists(newest):
             return newest
         if newest == named:
@@ -94,8 +98,10 @@ def listed_checkpoint(directory: str) -> str | None:
     As `tf.train.latest_checkpoint`, but the path is a name, never a glob pattern (which
     a directory such as `run[1]` would be: it matched `run1`'s files).
     """
-    state = _read_state(directory)
-    if state is None or not state.model_checkpoint_path:
+    state, damage = _load_state(directory)
+    if damage is not None:
+        return _recovered_latest(directory, damage)
+    if state is None:
         return None
     prefix = state.model_checkpoint_path
     if _exists(prefix) or (tf.io.gfile.exists(prefix) and not tf.io.gfile.isdir(prefix)):
@@ -322,11 +328,76 @@ def _complete(directory: str, prefix: str, files: list[str]) -> bool:
     )
 
 
-def _read_state(directory: str) -> Any:
+_CheckpointState = type(tf.compat.v1.train.generate_checkpoint_state_proto("dir", "ckpt"))
+_damage_reported: set[tuple[str, str]] = set()
+
+
+def _load_state(directory: str) -> tuple[Any, str | None]:
+    """`(state, None)`, `(None, None)` without a state file, or `(None, what is wrong)`.
+
+    As `tf.train.get_checkpoint_state` (relative paths joined to `directory`), but a file
+    that does not parse or decode is reported, not ignored: TF logs "Checkpoint ignored"
+    and returns None (or raises a UnicodeDecodeError naming no file), and a trainer then
+    starts over from step 0, overwriting the checkpoints there.
+    """
+    path = os.path.join(directory, _STATE_FILE)
     try:
-        return tf.train.get_checkpoint_state(directory)
-    except (tf.errors.OpError, OSError, ValueError):
-        return None
+        if not tf.io.gfile.exists(path):
+            return None, None
+        with tf.io.gfile.GFile(path, "rb") as f:
+            content = f.read()
+    except tf.errors.NotFoundError:
+        return None, None  # replaced or removed meanwhile
+    except (OSError, tf.errors.OpError) as exc:
+        return None, f"it could not be read ({type(exc).__name__}: {exc})"
+    try:
+        text = content.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return None, f"it is not text ({exc})"
+    state = _CheckpointState()
+    try:
+        text_format.Merge(text, state)
+    except text_format.ParseError as exc:
+        return None, f"it does not parse ({exc}; truncated?)"
+    if not state.model_checkpoint_path:
+        return None, "it names no model_checkpoint_path (empty or truncated)"
+    if not os.path.isabs(state.model_checkpoint_path):
+        state.model_checkpoint_path = os.path.join(directory, state.model_checkpoint_path)
+    for i, entry in enumerate(state.all_model_checkpoint_paths):
+        if not os.path.isabs(entry):
+            state.all_model_checkpoint_paths[i] = os.path.join(directory, entry)
+    return state, None
+
+
+def _read_state(directory: str) -> Any:
+    """The parsed state file, or None (none there, or damaged: see `_load_state`)."""
+    return _load_state(directory)[0]
+
+
+def complete_checkpoints(directory: str, basename: str = CHECKPOINT_BASENAME) -> list[str]:
+    """The prefixes of the complete `<basename>-<step>` checkpoints in `directory`, by step."""
+    bundles = _bundles(_listdir(directory), basename)
+    complete = [p for p, files in bundles.items() if _complete(directory, p, files)]
+    return [os.path.join(directory, p) for p in sorted(complete, key=_step)]
+
+
+def _recovered_latest(directory: str, damage: str) -> str | None:
+    """The newest complete checkpoint in `directory`, whose state file is damaged.
+
+    Logged once per damaged content: nothing is lost, and the next save rewrites the file.
+    """
+    complete = complete_checkpoints(directory)
+    newest = complete[-1] if complete else None
+    key = (os.path.join(directory, _STATE_FILE), damage)
+    if key not in _damage_reported:
+        _damage_reported.add(key)
+        logger.warning(
+            "The checkpoint state file %s is damaged: %s. Rebuilt the state from the complete "
+            "checkpoints in the directory: %s. Using the newest, %s; the next checkpoint "
+            "save rewrites the state file. Received: checkpoint state file=%r",
+            key[0], damage, [os.path.basename(p) for p in complete] or "none", newest, key[0],
+        )  # fmt: skip
+    return newest
 
 
 class CheckpointWriter:
@@ -357,14 +428,17 @@ class CheckpointWriter:
             )
         self._keep_max = keep_checkpoint_max or 0  # None or 0 keeps every checkpoint
         self._keep_every_secs = (keep_checkpoint_every_n_hours or 10000.0) * 3600
+        # RunConfig's default, 10000 hours, keeps none in practice.
+        self._keeps_hourly = (keep_checkpoint_every_n_hours or 10000.0) < 10000.0
         self._next_kept_time = time.time() + self._keep_every_secs
         self._due: list[tuple[str, float]] = []  # past keep_checkpoint_max: to delete
         # `() -> bytes`: the MetaGraphDef each save also writes as `<prefix>-<step>.meta`
         # (RunConfig.checkpoint_save_graph_def); None writes none.
         self.meta_graph: Any = None
-        state = _read_state(model_dir)
+        state, damage = _load_state(model_dir)
         self._last = self._recover(list(state.all_model_checkpoint_paths)) if state else []
         self._remove_leftovers(state)
+        self._adopt_unlisted(state, damage)
 
     def _own(self, path: str) -> str | None:
         """`<basename>-<step>` when `path` names such a checkpoint directly in model_dir."""
@@ -398,6 +472,42 @@ class CheckpointWriter:
                 continue  # gone: another process may have deleted it meanwhile
             recovered.append((path, mtime))
         return recovered
+
+    def _adopt_unlisted(self, state: Any, damage: str | None) -> None:
+        """Complete checkpoints the state file does not name join the pruning bookkeeping.
+
+        Those newer than the newest it names (a save whose state update was cut short), or,
+        when the state file is damaged, every complete one (with keep_checkpoint_every_n_hours
+        in use, the newest keep_checkpoint_max: older ones may be kept by it). Older unlisted
+        ones of a state file that parses stay untouched: keep_checkpoint_every_n_hours keeps
+        checkpoints on disk that the state file no longer names. Past keep_checkpoint_max,
+        the oldest are deleted with the next save.
+        """
+        if state is None and damage is None:
+            return  # no state file: nothing was ever recorded here
+        known = {os.path.basename(p) for p, _ in self._last}
+        newest = max(map(_step, self._listed(state)), default=-1)
+        if damage is None and newest < 0:
+            return  # it names checkpoints elsewhere only: those of this directory are not its
+        recovered = len(self._last)  # Saver's rule: the list keeps its recovered length
+        complete = complete_checkpoints(self.model_dir, self.basename)
+        if damage is not None and self._keep_max and self._keeps_hourly:
+            complete = complete[-self._keep_max :]
+        adopted = [
+            p
+            for p in complete
+            if os.path.basename(p) not in known and (damage is not None or _step(p) > newest)
+        ]
+        self._last += self._recover(adopted)
+        while self._keep_max and len(self._last) > max(self._keep_max, recovered):
+            self._due.append(self._last.pop(0))
+        if adopted and damage is None:
+            logger.info(
+                "%s: complete checkpoint(s) %s are newer than the newest the checkpoint state "
+                "file names (a save whose state update was cut short); keep_checkpoint_max "
+                "counts them.",
+                self.model_dir, [os.path.basename(p) for p in adopted],
+            )  # fmt: skip
 
     def _listed(self, state: Any) -> set[str]:
         if state is None:
@@ -458,10 +568,12 @@ class CheckpointWriter:
             raise
 
     def _prune(self) -> None:
-        """Deletes the oldest checkpoint past keep_checkpoint_max (Saver's rule, one a save)."""
-        if not self._due:
-            return
-        path, saved_at = self._due.pop(0)
+        """Deletes the checkpoints past keep_checkpoint_max (Saver's rule: one a save, more
+        when the state file was rebuilt from the directory's checkpoints)."""
+        while self._due:
+            self._prune_one(*self._due.pop(0))
+
+    def _prune_one(self, path: str, saved_at: float) -> None:
         if saved_at > self._next_kept_time:  # keep_checkpoint_every_n_hours keeps this one
             self._next_kept_time += self._keep_every_secs
             return
@@ -477,11 +589,10 @@ class CheckpointWriter:
             _remove_file(self.model_dir, file)
 
     def _previous(self) -> str | None:
-        state = _read_state(self.model_dir)
-        if state is not None and state.model_checkpoint_path:
-            if _exists(state.model_checkpoint_path):
-                return state.model_checkpoint_path
-        return None
+        try:
+            return latest_checkpoint(self.model_dir)
+        except BrokenCheckpointStateError:
+            return None
 
     def save(self, step: int) -> str:
         prefix = os.path.join(self.model_dir, self.basename)
@@ -511,6 +622,7 @@ class CheckpointWriter:
                 "(disk space, permissions, quota) and call train() again: it resumes from the "
                 f"latest complete checkpoint. Received: model_dir={self.model_dir!r}"
             ) from exc
-        self._last, self._due = last, self._due + due
+        self._last = last
+        self._due = [entry for entry in self._due if entry[0] != path] + due  # never the new one
         self._prune()
         return path

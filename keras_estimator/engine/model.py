@@ -355,7 +355,8 @@ class EstimatorModel(keras.Model):
             before_tracing = EVAL_STEPS_BEFORE_TRACING
         else:
             before_tracing = TRAIN_STEPS_BEFORE_TRACING
-        return ChunkedLoop(step_fn, traced.specs, traced, steps_before_tracing=before_tracing)
+        return ChunkedLoop(step_fn, traced.specs, traced, steps_before_tracing=before_tracing,
+                           report_non_finite_loss=mode == ModeKeys.TRAIN)  # fmt: skip
 
     # -- the Keras road: Keras' own API over the model_fn's variables -----------------------
     def _variables(self, trainable: bool) -> list[tf.Variable]:

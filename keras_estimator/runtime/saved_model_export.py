@@ -33,14 +33,47 @@ logger = logging.getLogger("keras_estimator")
 _SAVED_MODEL_PB = "saved_model.pb"
 
 
-def timestamped_dir(export_dir_base: str) -> str:
-    """`<export_dir_base>/<unix seconds>`; the next free second if that one is taken."""
+_CLAIM_ATTEMPTS = 1000  # stamps tried, one second apart, before giving up
+
+
+def claim_export_dir(export_dir_base: str) -> tuple[str, str]:
+    """`(<base>/<stamp>, <base>/temp-<stamp>)` with the temporary directory created by this
+    call alone, so concurrent exports (two processes, an exporter and a manual export) in
+    one second take distinct stamps.
+
+    The claim is an exclusive mkdir of `temp-<stamp>`, taken only while `<stamp>` does
+    not exist: an export renames its temporary directory to `<stamp>` at once, so a
+    claim made after that rename sees `<stamp>` on its second look and moves on. On file
+    systems without an exclusive mkdir (gs:// and other tf.io.gfile schemes) two exports
+    in one second may still pick the same stamp; one of them then fails.
+    """
+    tf.io.gfile.makedirs(export_dir_base)
     stamp = int(time.time())
-    while tf.io.gfile.exists(os.path.join(export_dir_base, str(stamp))) or tf.io.gfile.exists(
-        os.path.join(export_dir_base, f"temp-{stamp}")
-    ):
+    for _ in range(_CLAIM_ATTEMPTS):
+        export_dir = os.path.join(export_dir_base, str(stamp))
+        temp_dir = os.path.join(export_dir_base, f"temp-{stamp}")
         stamp += 1
-    return os.path.join(export_dir_base, str(stamp))
+        if tf.io.gfile.exists(export_dir):
+            continue
+        if "://" in temp_dir:
+            if tf.io.gfile.exists(temp_dir):
+                continue
+            tf.io.gfile.makedirs(temp_dir)
+            return export_dir, temp_dir
+        try:
+            os.mkdir(temp_dir)
+        except FileExistsError:
+            continue  # another export holds this stamp
+        if os.path.lexists(export_dir):  # finished by another export since the first look
+            os.rmdir(temp_dir)
+            continue
+        return export_dir, temp_dir
+    raise FileExistsError(
+        f"Could not claim an export directory in {export_dir_base!r}: the {_CLAIM_ATTEMPTS} "
+        "timestamps from now on are all taken (as `<stamp>` or `temp-<stamp>`). Expected a "
+        "free timestamp. Fix: remove stale temp-* directories of killed exports, or export to "
+        f"another directory. Received: export_dir_base={export_dir_base!r}"
+    )
 
 
 def _check_receiver(receiver: Any) -> None:
@@ -255,9 +288,9 @@ def write_saved_model(
     module.variables_used = [by_handle[id(h)] for h in captured if id(h) in by_handle]
     module.tables_used = _resources_used(trace.resources, captured, set(by_handle))
     base_existed = tf.io.gfile.exists(export_dir_base)
-    export_dir = timestamped_dir(export_dir_base)
-    temp_dir = os.path.join(export_dir_base, "temp-" + os.path.basename(export_dir))
+    temp_dir = None
     try:
+        export_dir, temp_dir = claim_export_dir(export_dir_base)
         tf.saved_model.save(
             module,
             temp_dir,
@@ -267,7 +300,7 @@ def write_saved_model(
         _copy_assets_extra(temp_dir, assets_extra)
         tf.io.gfile.rename(temp_dir, export_dir)
     except BaseException:
-        if tf.io.gfile.exists(temp_dir):
+        if temp_dir is not None and tf.io.gfile.exists(temp_dir):  # ours: claimed above
             shutil.rmtree(temp_dir, ignore_errors=True)
         if not base_existed and tf.io.gfile.isdir(export_dir_base):
             if not tf.io.gfile.listdir(export_dir_base):

@@ -151,9 +151,27 @@ def make_saver(
     return ListenedSaver(writer, listeners, runner.session, save_steps, save_secs)
 
 
-def _refuse_non_finite(loss: float) -> None:
-    if not np.isfinite(loss):
-        raise tf.compat.v1.train.NanLossDuringTrainingError
+class DivergedLossError(tf.compat.v1.train.NanLossDuringTrainingError):
+    """The NanLossDuringTrainingError tf.estimator's NanTensorHook raised, naming the step."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else super().__str__()
+
+
+def _refuse_non_finite(logs: dict) -> None:
+    """Raises at a NaN or infinite loss: the loops report a run's first one (engine/loops.py),
+    before anything of it is saved."""
+    loss = float(logs["loss"])
+    if np.isfinite(loss):
+        return
+    step = int(logs["global_step"]) - 1  # the global step the step started at, as log lines
+    logger.error("Model diverged with loss = %s at step %d.", loss, step)  # as 2.15's hook
+    raise DivergedLossError(
+        f"Model diverged with loss = {loss} at step {step}: NaN loss during training. Nothing "
+        "of this step or later was saved. Expected a finite loss at every step. Fix: lower the "
+        "learning rate, clip gradients, or check the input data and the loss for NaN or inf; "
+        f"train() resumes from the latest checkpoint. Received: loss={loss}, step={step}"
+    )
 
 
 def _batches_left(dataset: Any) -> int | None:
@@ -250,7 +268,7 @@ def run_training(
                 step_loop = loop.with_fetches(fetches) if fetches else loop
                 ran, logs = step_loop(iterator, tf.constant(1, tf.int64))
                 if int(ran):
-                    _refuse_non_finite(float(logs["loss"]))  # before any after_run, as 2.15
+                    _refuse_non_finite(logs)  # before any after_run, as 2.15
                 return bool(int(ran)), logs, hook_values(logs)
 
             logs, stop = watcher.step(step, run_step, lambda logs: {"loss": float(logs["loss"])})
@@ -259,7 +277,7 @@ def run_training(
             ran, logs = loop(iterator, tf.constant(chunk, tf.int64))
             ran = int(ran)
             if ran:
-                _refuse_non_finite(float(logs["loss"]))
+                _refuse_non_finite(logs)
                 stop = runner.stop_requested if runner.active else stop
         if remaining is not None:
             remaining = max(remaining - ran, 0)

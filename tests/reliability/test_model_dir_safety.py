@@ -269,7 +269,9 @@ def test_startup_removes_unlisted_partial_checkpoints_newer_than_the_latest_list
     assert os.path.islink(model_dir / f"model.ckpt-13{DATA}")
     assert (outside / "data").read_bytes() == bundle.read_bytes()
     assert (model_dir / "model.ckpt-14.index").is_dir()
-    assert listed_steps(model_dir) == [0, 5, 6]
+    # The complete, unlisted model.ckpt-12 (a save whose state update was cut short) is
+    # counted by keep_checkpoint_max from now on: listed, pruned in its turn.
+    assert listed_steps(model_dir) == [0, 5, 12, 6]
 
 
 # -- 6. the global step near 2**63 ------------------------------------------------------------
