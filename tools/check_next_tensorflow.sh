@@ -66,6 +66,7 @@ step install-project "$vpy" -m pip install -q -c "$constraints" $others \
 "$vpy" -m pip list 2>/dev/null | grep -iE '^(tensorflow|keras|keras-nightly|tensorboard|numpy) '
 
 step import "$vpy" -c "import keras_estimator.seam.internals, keras_estimator as e; print(e.Estimator)"
+rm -rf "$venv/demo_model_dir"  # a fresh run, not a resumed one
 step demo "$vpy" -m keras_estimator demo --steps 300 --model-dir "$venv/demo_model_dir"
 step suite "$vpy" -m pytest -q -p no:cacheprovider "$@"
 peer_harness="${PEER_HARNESS:-$repo/../shared/peer/run_peer.sh}"
