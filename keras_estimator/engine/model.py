@@ -116,6 +116,9 @@ class EstimatorModel(keras.Model):
         # builds the model from model_dir's checkpoint on first use, exports it.
         self.road: Any = None
         self.features_spec: Any = None  # the features' TypeSpecs of the last trace
+        # What compile() sets on a Keras model; Keras callbacks in hooks= read it (the
+        # TensorBoard callback logs its learning rate). The model_fn owns the optimizer.
+        self.optimizer = None
 
     @property
     def store(self) -> VariableStore:

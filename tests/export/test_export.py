@@ -2,6 +2,7 @@
 
 import json
 import os
+import sysconfig
 
 import numpy as np
 import pytest
@@ -120,7 +121,10 @@ def test_parsing_receiver_gives_classify_regress_and_predict_signatures(tmp_path
     expected = [p["class_ids"] for p in est.predict(dataset_input_fn(x[:4], batch_size=4))]
     np.testing.assert_array_equal(predicted["class_ids"], expected)
 
-    listing = run_process(["saved_model_cli", "show", "--all", "--dir", path])
+    # The command TensorFlow installs beside this interpreter: an unactivated venv has no
+    # `saved_model_cli` on PATH.
+    saved_model_cli = os.path.join(sysconfig.get_path("scripts"), "saved_model_cli")
+    listing = run_process([saved_model_cli, "show", "--all", "--dir", path])
     assert listing.returncode == 0, listing.stderr[-2000:]
     shown = listing.stdout
     for name in ("serving_default", "regression", "predict"):
