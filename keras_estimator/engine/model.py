@@ -116,8 +116,7 @@ class EstimatorModel(keras.Model):
         # builds the model from model_dir's checkpoint on first use, exports it.
         self.road: Any = None
         self.features_spec: Any = None  # the features' TypeSpecs of the last trace
-        # What compile() sets on a Keras model; Keras callbacks in hooks= read it (the
-        # TensorBoard callback logs its learning rate). The model_fn owns the optimizer.
+        # What compile() sets on a Keras model, until compile() (GlobalStepOptimizer) runs.
         self.optimizer = None
 
     @property
