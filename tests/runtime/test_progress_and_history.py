@@ -183,3 +183,35 @@ def test_plot_history_draws_after_a_restart(trained_elsewhere):
     ax = estimator.plot_history(make_estimator(str(trained_elsewhere)), "accuracy")
     labels = [line.get_label() for line in ax.get_lines()]
     assert labels == ["training loss", "eval accuracy"]
+
+
+def test_reading_history_and_eval_metrics_logs_no_deprecation(tmp_path):
+    """`est.history` and early stopping's `read_eval_metrics` read event files with tf.data
+    (tf.compat.v1.train.summary_iterator logged "tf_record_iterator ... is deprecated"). A
+    child process: TensorFlow logs each deprecation once per process."""
+    script = tmp_path / "read.py"
+    script.write_text(
+        textwrap.dedent(f"""
+        import numpy as np
+        import tensorflow as tf
+        import keras_estimator as ke
+        from helpers import dataset_input_fn, make_estimator
+        x = np.random.RandomState(0).rand(64, 4).astype("float32")
+        y = (x[:, 0] * 3).astype("int32").clip(0, 2)
+        est = make_estimator({str(tmp_path / "model")!r}, save_summary_steps=1)
+        est.train(dataset_input_fn(x, y, repeat=True), steps=3)
+        est.evaluate(dataset_input_fn(x, y))
+        print("READING", flush=True)
+        assert sorted(est.history.loss) == [1, 2, 3], est.history.loss
+        assert list(ke.experimental.read_eval_metrics(est.eval_dir())) == [3]
+        with tf.Graph().as_default():  # TF1 graph mode around the call
+            assert list(make_estimator({str(tmp_path / "model")!r}).history.evaluations) == [3]
+        """)
+    )
+    from helpers import TESTS_DIR
+
+    result = run_python(
+        str(script), env={"PYTHONPATH": TESTS_DIR + ":" + os.environ.get("PYTHONPATH", "")}
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "is deprecated" not in result.stderr, result.stderr[-3000:]
