@@ -215,3 +215,26 @@ def test_reading_history_and_eval_metrics_logs_no_deprecation(tmp_path):
     )
     assert result.returncode == 0, result.stderr[-3000:]
     assert "is deprecated" not in result.stderr, result.stderr[-3000:]
+
+
+def test_plot_history_overlays_are_labelled_by_run(tmp_path):
+    import matplotlib
+    from helpers import dataset_input_fn
+
+    matplotlib.use("Agg")
+    runs = []
+    for name in ("run_a", "run_b"):
+        est = make_estimator(str(tmp_path / name), save_summary_steps=1)
+        est.train(dataset_input_fn(x, y, batch_size=64, repeat=True), steps=2)
+        est.evaluate(dataset_input_fn(x, y, batch_size=128))
+        runs.append(est)
+    ax = estimator.plot_history(runs[0], "accuracy")
+    assert [line.get_label() for line in ax.get_lines()] == ["training loss", "eval accuracy"]
+    estimator.plot_history(runs[1], "accuracy", ax=ax)
+    labels = [line.get_label() for line in ax.get_lines()]
+    assert labels == ["run_a: training loss", "run_a: eval accuracy",
+                      "run_b: training loss", "run_b: eval accuracy"]  # fmt: skip
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == labels
+    ax = runs[0].history.plot(label="baseline")
+    assert [line.get_label() for line in ax.get_lines()] == [
+        "baseline: training loss", "baseline: eval loss"]  # fmt: skip
