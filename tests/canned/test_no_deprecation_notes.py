@@ -35,7 +35,8 @@ est = ke.DNNLinearCombinedClassifier(model_dir=model_dir, linear_feature_columns
 est.train(input_fn, steps=2)
 est.evaluate(input_fn)
 list(est.predict(lambda: input_fn().map(lambda features, labels: features)))
-est.export_saved_model(model_dir + "/export", ke.export.build_parsing_serving_input_receiver_fn(spec))
+receiver_fn = ke.export.build_parsing_serving_input_receiver_fn(spec)
+est.export_saved_model(model_dir + "/export", receiver_fn)
 ke.DenseFeatures(deep)({"a": tf.constant([1.0]), "c": tf.constant(["x"])})
 """
 
