@@ -68,6 +68,9 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(
         level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(message)s"
     )
+    from keras_estimator.utils.log import print_each_record_once
+
+    print_each_record_once()  # the root handler above prints our lines; TensorFlow's not again
     if args.command == "demo":
         from keras_estimator.demo import format_report, run_demo
 

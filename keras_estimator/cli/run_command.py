@@ -135,6 +135,9 @@ def run_command(argv: list[str]) -> int:
     from keras_estimator.cli.quiet_tensorflow import import_tensorflow_quietly
 
     import_tensorflow_quietly()  # TensorFlow's load-time C++ lines, below the level, dropped
+    from keras_estimator.utils.log import print_each_record_once
+
+    print_each_record_once()  # once absl's handler is on the root logger (tf.app.run)
     from keras_estimator.dropin.script_runner import run_module, run_script
 
     if module:

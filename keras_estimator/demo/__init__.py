@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import os
+import shutil
 import tempfile
 import time
 from typing import Any
@@ -59,13 +60,28 @@ def digits_model_fn(features: Any, labels: Any, mode: str, params: dict) -> Any:
 
 
 def run_demo(model_dir: str | None = None, steps: int = 2000) -> dict[str, Any]:
-    """Trains, evaluates and predicts with `digits_model_fn`; returns a small report."""
+    """Trains, evaluates and predicts with `digits_model_fn`; returns a small report.
+
+    Without `model_dir` it trains in a temporary folder, removed before returning (the
+    report says so). With one, a re-run on a finished model_dir trains no steps and says so.
+    """
+    temporary = model_dir is None
+    model_dir = model_dir or tempfile.mkdtemp(prefix="keras_estimator_demo_")
+    try:
+        report = _train_evaluate_predict(model_dir, steps)
+    finally:
+        if temporary:
+            shutil.rmtree(model_dir, ignore_errors=True)
+    report["removed"] = temporary
+    return report
+
+
+def _train_evaluate_predict(model_dir: str, steps: int) -> dict[str, Any]:
     import tensorflow.compat.v1 as tf
 
     import keras_estimator as estimator
 
     x_train, y_train, x_test, y_test = load_digits()
-    model_dir = model_dir or tempfile.mkdtemp(prefix="keras_estimator_demo_")
 
     def train_input_fn() -> Any:
         ds = tf.data.Dataset.from_tensor_slices(({"x": x_train}, y_train))
@@ -85,15 +101,21 @@ def run_demo(model_dir: str | None = None, steps: int = 2000) -> dict[str, Any]:
         config=config,
         params={"hidden_units": [128, 64], "learning_rate": 1e-3},
     )
+    latest = est.latest_checkpoint()
+    start_step = int(tf.train.load_variable(latest, "global_step")) if latest else 0
     start = time.perf_counter()
     est.train(train_input_fn, max_steps=steps)
     train_seconds = time.perf_counter() - start
     metrics = est.evaluate(eval_input_fn)
+    trained = int(metrics["global_step"]) - start_step
     predictions = list(est.predict(predict_input_fn))
     return {
         "model_dir": model_dir,
+        "start_step": start_step,
+        "max_steps": steps,
+        "trained_steps": trained,
         "train_seconds": train_seconds,
-        "steps_per_second": steps / train_seconds if train_seconds else float("nan"),
+        "steps_per_second": trained / train_seconds if trained and train_seconds else None,
         "metrics": metrics,
         "predicted": [int(p["classes"]) for p in predictions],
         "actual": [int(y) for y in y_test[:8]],
@@ -101,13 +123,23 @@ def run_demo(model_dir: str | None = None, steps: int = 2000) -> dict[str, Any]:
     }
 
 
+def _training_line(report: dict[str, Any]) -> str:
+    step, trained = int(report["metrics"]["global_step"]), report["trained_steps"]
+    if not trained:
+        return (f"skipped: model_dir is already at step {step} and --steps {report['max_steps']} "
+                "is the step to train to; a larger --steps trains on")  # fmt: skip
+    resumed = f", resumed from step {report['start_step']}" if report["start_step"] else ""
+    return (f"{trained} steps in {report['train_seconds']:.1f} s "
+            f"({report['steps_per_second']:.0f} steps/s){resumed}")  # fmt: skip
+
+
 def format_report(report: dict[str, Any]) -> str:
     metrics = report["metrics"]
+    removed = " (a temporary folder, now removed; --model-dir keeps one)"
     lines = [
         "keras_estimator demo: TF1-style model_fn on the 8x8 digits",
-        f"  model_dir        {report['model_dir']}",
-        f"  training         {metrics['global_step']} steps in {report['train_seconds']:.1f} s "
-        f"({report['steps_per_second']:.0f} steps/s)",
+        f"  model_dir        {report['model_dir']}" + (removed if report.get("removed") else ""),
+        f"  training         {_training_line(report)}",
         f"  eval accuracy    {float(metrics['accuracy']):.4f}",
         f"  eval loss        {float(metrics['loss']):.4f}",
         f"  predicted        {report['predicted']}",

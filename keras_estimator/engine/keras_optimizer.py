@@ -61,16 +61,28 @@ def _apply_gradients(optimizer: Any, grads_and_vars: Any, original: Callable, *a
 def _minimize(
     optimizer: Any,
     loss: Any,
-    var_list: Any,
+    var_list: Any = None,
     grad_loss: Any = None,
     name: str | None = None,
     tape: Any = None,
+    **tf1_arguments: Any,
 ) -> tf.Operation:
     """tf.keras 2's `minimize(loss, var_list, grad_loss=None, name=None, tape=None)` in a
     graph: gradients of the loss tensor (or of `loss()`) with respect to `var_list`."""
+    if tf1_arguments:
+        _refuse_tf1_minimize(optimizer, f"{', '.join(sorted(tf1_arguments))}=")
+    if var_list is None:
+        raise TypeError(
+            "A Keras optimizer's minimize() needs var_list: minimize(loss, var_list). Fix: pass "
+            "the trainable variables, e.g. tf.compat.v1.trainable_variables(), or return the "
+            "optimizer as the EstimatorSpec's train_op (keras_estimator minimises the loss). "
+            "Received: var_list=None"
+        )
     if callable(var_list):
         var_list = var_list()
     var_list = list(tf.nest.flatten(var_list))
+    if any(_is_global_step(v) for v in var_list):
+        _refuse_tf1_minimize(optimizer, "the global step as second argument")
     if callable(loss):
         loss = loss()
     grads = tf.gradients(loss, [internals.keras_variable_backing(v) for v in var_list],
@@ -84,6 +96,35 @@ def _minimize(
             f"Received: {len(var_list)} variables, loss={getattr(loss, 'name', loss)!r}"
         )
     return apply_as_train_op(optimizer, pairs, name=name or "keras_train_op")
+
+
+def _is_global_step(value: Any) -> bool:
+    name = getattr(value, "name", "") or ""
+    dtype = getattr(value, "dtype", None)
+    return name.split(":")[0].rsplit("/", 1)[-1].startswith("global_step") and (
+        dtype is not None and tf.as_dtype(dtype).is_integer
+    )
+
+
+# Keras optimizer -> the TF1 optimizer of the same method, for error messages.
+TF1_OPTIMIZERS = {"SGD": "GradientDescentOptimizer", "RMSprop": "RMSPropOptimizer",
+                  "Adam": "AdamOptimizer", "Adagrad": "AdagradOptimizer",
+                  "Adadelta": "AdadeltaOptimizer", "Ftrl": "FtrlOptimizer"}  # fmt: skip
+
+
+def _refuse_tf1_minimize(optimizer: Any, given: str) -> None:
+    kind = type(optimizer).__name__
+    tf1 = TF1_OPTIMIZERS.get(kind, "AdamOptimizer")
+    raise TypeError(
+        f"A Keras optimizer's minimize() was called the TF1 way (with {given}). Keras "
+        f"optimizers (keras.optimizers.{kind}) take minimize(loss, var_list) and count "
+        "their own steps; `minimize(loss, global_step=...)` is the TF1 optimizers' API. "
+        f"Fix: use a TF1 optimizer, tf.compat.v1.train.{tf1}(...).minimize(loss, "
+        "global_step=tf.compat.v1.train.get_global_step()), or keep the Keras optimizer "
+        "and return it as the EstimatorSpec's train_op (keras_estimator minimises the loss "
+        "over the trainable variables and counts the global step). "
+        f"Received: optimizer={kind}, {given}"
+    )
 
 
 def keras_optimizers_as_tf1() -> contextlib.AbstractContextManager:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import logging
+import os
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -15,6 +16,7 @@ import tensorflow as tf
 from keras_estimator.distribute.strategies import first_replica
 from keras_estimator.engine import metrics as metrics_lib
 from keras_estimator.engine.coordinated_loop import CoordinatedLoop
+from keras_estimator.engine.fit_logs import fit_callbacks, global_step_as_int
 from keras_estimator.engine.graph_scope import global_step_read, tf1_graph_scope
 from keras_estimator.engine.keras_optimizer import GlobalStepOptimizer, apply_as_train_op
 from keras_estimator.engine.loops import (
@@ -449,8 +451,10 @@ class EstimatorModel(keras.Model):
         """Keras' `fit`; when it ends (or is interrupted) the training is saved to model_dir
         as a checkpoint, so the Estimator's next call continues from it."""
         self._build_for(x, y)
+        if not args:  # the bar leaves out the global step (fit_logs.py)
+            kwargs["callbacks"] = fit_callbacks(kwargs.get("callbacks"), kwargs.get("verbose", 1))
         try:
-            result = super().fit(x, y, *args, **kwargs)
+            result = global_step_as_int(super().fit(x, y, *args, **kwargs))
         except BaseException:
             self._keras_trained(failing=True)
             raise
@@ -505,13 +509,16 @@ class EstimatorModel(keras.Model):
         return super().predict(x, *args, **kwargs)
 
     def save(self, filepath: Any, *args: Any, **kwargs: Any) -> None:
+        path = str(filepath)
+        stem = path[: -len(suffix)] if (suffix := os.path.splitext(path)[1]) else path
         raise NotImplementedError(
             "This model's steps call a model_fn (Python code), which a .keras / .h5 file "
             "cannot carry: it saves layers and their configs, and this model has none. "
-            "Expected one of: export(path) for a SavedModel to serve, save_weights(path) for "
-            "the weights, or the checkpoints in model_dir (the Estimator's). Fix: call "
-            f"keras_model.export({str(filepath)!r}) or save_weights. "
-            f"Received: filepath={str(filepath)!r}"
+            "Expected one of: a SavedModel to serve (and to reload with "
+            "keras.layers.TFSMLayer), the weights, or the checkpoints in model_dir (the "
+            f"Estimator's). Fix: keras_model.export({stem!r}) (a SavedModel folder), "
+            f"keras_model.save_weights({stem + '.weights.h5'!r}), or est.latest_checkpoint() "
+            f"(already written by train() and fit()). Received: filepath={path!r}"
         )
 
     def export(self, filepath: Any, format: str = "tf_saved_model", verbose: Any = None,

@@ -13,26 +13,45 @@ import os
 
 import tensorflow as tf
 
+from keras_estimator.seam import internals
+
 logger = logging.getLogger("keras_estimator")
 
 # path -> ((size, mtime), {step: {tag: value}}): an unchanged file is not read twice.
 _cache: dict[str, tuple[tuple[int, float], dict[int, dict[str, float]]]] = {}
 
 
+def _records(path: str) -> tuple[list[bytes], Exception | None]:
+    """The file's records, and the error that ended the read early (a corrupted or
+    half-written file), if any. tf.data, not tf.compat.v1.train.summary_iterator: its
+    tf_record_iterator logs a deprecation warning; eager also inside a user's `tf.Graph()`."""
+    records = []
+    with internals.eager_mode():
+        iterator = iter(tf.data.TFRecordDataset(path))
+        while True:
+            try:
+                records.append(next(iterator).numpy())
+            except StopIteration:
+                return records, None
+            except tf.errors.DataLossError as exc:
+                return records, exc
+
+
 def _read_file(path: str) -> dict[int, dict[str, float]]:
     by_step: dict[int, dict[str, float]] = collections.defaultdict(dict)
-    try:
-        for event in tf.compat.v1.train.summary_iterator(path):
-            for value in event.summary.value:
-                if value.HasField("simple_value"):
-                    by_step[event.step][value.tag] = value.simple_value
-                elif value.HasField("tensor") and not value.tensor.tensor_shape.dim:
-                    try:
-                        by_step[event.step][value.tag] = float(tf.make_ndarray(value.tensor))
-                    except (TypeError, ValueError):
-                        continue  # a string or other non-number scalar summary
-    except tf.errors.DataLossError as exc:
-        logger.warning("Skipping the rest of %s (corrupted: %s).", path, exc)
+    records, error = _records(path)
+    for record in records:
+        event = tf.compat.v1.Event.FromString(record)
+        for value in event.summary.value:
+            if value.HasField("simple_value"):
+                by_step[event.step][value.tag] = value.simple_value
+            elif value.HasField("tensor") and not value.tensor.tensor_shape.dim:
+                try:
+                    by_step[event.step][value.tag] = float(tf.make_ndarray(value.tensor))
+                except (TypeError, ValueError):
+                    continue  # a string or other non-number scalar summary
+    if error is not None:
+        logger.warning("Skipping the rest of %s (corrupted: %s).", path, error)
     return dict(by_step)
 
 

@@ -81,10 +81,18 @@ class TrainingHistory:
         evaluated = {name: count for name, count in evaluated.items() if count}
         return f"TrainingHistory(loss: {len(self.loss)} points, evaluations: {evaluated})"
 
-    def plot(self, *metrics: str, name: str | None = None, ax: Any = None) -> Any:
+    def plot(self, *metrics: str, name: str | None = None, ax: Any = None,
+             label: str | None = None) -> Any:  # fmt: skip
         """Plots the training loss and the given evaluation metrics against the global step.
 
-        Needs matplotlib (optional: `pip install matplotlib`). Returns the Axes.
+        Runs drawn on the same `ax` are told apart by their labels: `label`, or the
+        model_dir's folder name (`run_a: training loss`, `run_b: eval accuracy`); a single
+        run keeps the plain labels unless `label` is given. Needs matplotlib (optional:
+        `pip install matplotlib`). Returns the Axes.
+
+        Example:
+            >>> ax = est_a.history.plot("accuracy")
+            >>> est_b.history.plot("accuracy", ax=ax)  # legend: run_a: ..., run_b: ...
         """
         try:
             import matplotlib.pyplot as plt
@@ -96,20 +104,43 @@ class TrainingHistory:
             ) from exc
         if ax is None:
             _, ax = plt.subplots()
+        run = label or os.path.basename(str(self._model_dir or "").rstrip("/")) or "run"
+        drawn = []
         loss = self.loss
         if loss:
-            ax.plot(list(loss), list(loss.values()), label="training loss")
+            drawn += ax.plot(list(loss), list(loss.values()), label="training loss")
         runs = self.evaluation(name)
         for metric in metrics or ("loss",):
             steps = sorted(s for s, values in runs.items() if metric in values)
             if steps:
-                ax.plot(steps, [runs[s][metric] for s in steps], marker="o",
-                        label=f"eval {metric}")  # fmt: skip
+                drawn += ax.plot(steps, [runs[s][metric] for s in steps], marker="o",
+                                 label=f"eval {metric}")  # fmt: skip
+        for line in drawn:
+            line.set_gid(run)  # which run drew it, for the labels of later overlays
+        _label_runs(ax, always=label is not None)
         ax.set_xlabel("global step")
         ax.legend()
         return ax
 
 
-def plot_history(estimator: Any, *metrics: str, name: str | None = None, ax: Any = None) -> Any:
-    """`estimator.history.plot(*metrics)`: the loss and evaluation metrics by global step."""
-    return estimator.history.plot(*metrics, name=name, ax=ax)
+def _label_runs(ax: Any, always: bool) -> None:
+    """Prefixes our lines' labels with their run once the Axes holds more than one run."""
+    ours = [line for line in ax.get_lines() if line.get_gid()]
+    if not always and len({line.get_gid() for line in ours}) < 2:
+        return
+    for line in ours:
+        prefix = f"{line.get_gid()}: "
+        if not line.get_label().startswith(prefix):
+            line.set_label(prefix + line.get_label())
+
+
+def plot_history(estimator: Any, *metrics: str, name: str | None = None, ax: Any = None,
+                 label: str | None = None) -> Any:  # fmt: skip
+    """`estimator.history.plot(*metrics)`: the loss and evaluation metrics by global step;
+    runs overlaid on one `ax` are labelled by `label` or their model_dir's folder name.
+
+    Example:
+        >>> ax = keras_estimator.plot_history(est_a, "accuracy")
+        >>> keras_estimator.plot_history(est_b, "accuracy", ax=ax)
+    """
+    return estimator.history.plot(*metrics, name=name, ax=ax, label=label)

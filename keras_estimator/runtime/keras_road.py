@@ -5,7 +5,8 @@ in the tf.estimator layout at the model's global step, also when it is interrupt
 Estimator's next `evaluate()` / `train()` restores it and counts on from that step, so no
 Keras step is lost. On an Estimator made over a trained model_dir, the model's first data
 traces the model_fn and restores the latest checkpoint. `export(path)` writes a SavedModel
-of the PREDICT graph, as `export_saved_model` does, to exactly `path`.
+of the PREDICT graph, as `export_saved_model` does, to exactly `path`, with the `serve`
+endpoint `keras.layers.TFSMLayer(path)` calls (the features in, the predictions out).
 """
 
 from __future__ import annotations
@@ -165,8 +166,9 @@ class KerasRoad:
         parent = os.path.dirname(os.path.abspath(filepath) if local else filepath.rstrip("/"))
         base = f"{parent}/.keras_estimator_export_{uuid.uuid4().hex}"
         try:
+            serve = "features" if isinstance(features, dict) else "tensor"  # TFSMLayer's input
             written = write_saved_model(runtime, base, receiver_fn, None, False, None,
-                                        ModeKeys.PREDICT)  # fmt: skip
+                                        ModeKeys.PREDICT, keras_serve=serve)  # fmt: skip
             if tf.io.gfile.exists(filepath):
                 tf.io.gfile.rmtree(filepath)  # an empty directory
             tf.io.gfile.rename(os.fsdecode(written), filepath)

@@ -14,6 +14,7 @@ from typing import Any
 
 import tensorflow as tf
 
+from keras_estimator.runtime.model_fn_errors import note_model_fn_error
 from keras_estimator.spec.estimator_spec import EstimatorSpec, spec_for_mode
 from keras_estimator.spec.mode_keys import ModeKeys
 from keras_estimator.spec.scaffolds import check_scaffold, scaffold_saver
@@ -110,7 +111,12 @@ class ModelFnCaller:
         if "config" in self._args:
             kwargs["config"] = copy.deepcopy(self.config)
         logger.info("Calling model_fn.")
-        result = self._to_spec(self.model_fn(features=features, **kwargs))
+        try:
+            returned = self.model_fn(features=features, **kwargs)
+        except Exception as exc:
+            note_model_fn_error(exc, mode, features, labels, kwargs.get("params"))
+            raise
+        result = self._to_spec(returned)
         logger.info("Done calling model_fn.")
         if not isinstance(result, EstimatorSpec):
             raise ValueError(

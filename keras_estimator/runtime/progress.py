@@ -2,8 +2,9 @@
 
 One updating line per call: the bar is finalized exactly once, and a log line emitted while
 the bar is drawn (a warning, or INFO lines the user turned on) ends the bar's line first, so
-the record prints on its own line and the bar continues below it. Keras' `Progbar` is used
-in terminals and notebooks alike (no extra dependency, and the look of `fit()`).
+the record prints on its own line and the bar continues below it. Terminals get Keras'
+`Progbar` (the look of `fit()`); a Jupyter kernel gets one display output updated in place
+(`notebook_bar.py`), so a saved notebook holds the last state only, not every frame.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ import os
 import sys
 import weakref
 from typing import Any
+
+from keras_estimator.runtime.notebook_bar import DisplayBar, in_jupyter_kernel
 
 _setting: bool | None = None
 # Loggers whose records may interleave with the bar: ours, TensorFlow's, absl's, the root's.
@@ -81,17 +84,20 @@ class TrainingProgress:
             _attach_filter()
             _EndBarLineBeforeRecords.current = weakref.ref(self)
 
-    def _new_bar(self) -> Any:
+    def _new_bar(self, started: float | None = None) -> Any:
+        if in_jupyter_kernel():
+            return DisplayBar(self._total, started)
         import keras
 
-        return keras.utils.Progbar(self._total, stateful_metrics=["loss", "global_step"])
+        return keras.utils.Progbar(self._total, stateful_metrics=["loss"])
 
     def update(self, step: int, loss: float | None, *, final: bool = False) -> None:
         if self._bar is None or self._finalized:
             return
         done = step - self._start
         final = final or (self._total is not None and done >= self._total)
-        values = [("global_step", step)] + ([("loss", loss)] if loss is not None else [])
+        # The bar counts this call's steps; the global step is in the log lines.
+        values = [("loss", loss)] if loss is not None else []
         self._bar.update(done, values=values, finalize=final)
         self._line_open = not final
         self._finalized = final
@@ -101,6 +107,11 @@ class TrainingProgress:
         update draws the bar again below it."""
         if self._line_open:
             self._line_open = False
+            if isinstance(self._bar, DisplayBar):
+                # Its output is emptied: the record prints below it, the bar below that.
+                self._bar.clear()
+                self._bar = self._new_bar(self._bar.started)
+                return
             sys.stdout.write("\n")
             sys.stdout.flush()
             self._bar = self._new_bar()  # a new bar starts its line fresh (no backspaces)

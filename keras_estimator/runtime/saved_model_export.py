@@ -23,7 +23,7 @@ from tensorflow.core.protobuf import saved_model_pb2
 from keras_estimator.checkpoint import checkpoint_files as ckpt_lib
 from keras_estimator.checkpoint.warm_start import warm_start_checkpoint
 from keras_estimator.engine.graph_scope import tf1_graph_scope
-from keras_estimator.export.export_outputs import PREDICT_METHOD, Signature
+from keras_estimator.export.export_outputs import DEFAULT_SIGNATURE, PREDICT_METHOD, Signature
 from keras_estimator.export.receivers import ServingInputReceiver, TensorServingInputReceiver
 from keras_estimator.seam import internals
 from keras_estimator.spec.mode_keys import ModeKeys
@@ -142,6 +142,18 @@ def _serving_function(pruned: Any, signature: Signature) -> Any:
     return tf.function(serve, input_signature=specs, autograph=False).get_concrete_function()
 
 
+def _keras_serve_endpoint(pruned: Any, signature: Signature, takes_dict: bool) -> Any:
+    """The `serve` function Keras 3's exports have and `keras.layers.TFSMLayer(path)` calls:
+    one argument, the features dict (or the one tensor), returning the outputs dict."""
+    keys = list(signature.inputs)
+    specs = {k: tf.TensorSpec(t.shape, t.dtype, name=k) for k, t in signature.inputs.items()}
+    if takes_dict:
+        return tf.function(lambda features: pruned(*[features[k] for k in keys]),
+                           input_signature=[specs], autograph=False)  # fmt: skip
+    (spec,) = specs.values()
+    return tf.function(lambda tensor: pruned(tensor), input_signature=[spec], autograph=False)
+
+
 def _rewrite_saved_model(path: str, methods: dict[str, str], as_text: bool) -> None:
     """Sets classify / regress method names (TF2's saver writes `predict` for all)."""
     pb_path = os.path.join(path, _SAVED_MODEL_PB)
@@ -225,9 +237,11 @@ def write_saved_model(
     as_text: bool,
     checkpoint_path: str | None,
     mode: str,
+    keras_serve: str | None = None,
 ) -> bytes:
     """Exports the PREDICT graph of `runtime` (a ModelRuntime) as tf.estimator's
-    `export_saved_model` did; returns the path."""
+    `export_saved_model` did; returns the path. `keras_serve` ("features": a dict, "tensor":
+    one tensor) adds the default signature as a `serve` endpoint taking that, for Keras."""
     if mode != ModeKeys.PREDICT:
         raise NotImplementedError(
             "export_saved_model exports only the PREDICT graph, for serving; other "
@@ -287,6 +301,10 @@ def write_saved_model(
     captured = [handle for _, pruned in functions.values() for handle in pruned.captured_inputs]
     module.variables_used = [by_handle[id(h)] for h in captured if id(h) in by_handle]
     module.tables_used = _resources_used(trace.resources, captured, set(by_handle))
+    if keras_serve is not None:
+        default = DEFAULT_SIGNATURE if DEFAULT_SIGNATURE in functions else next(iter(functions))
+        module.serve = _keras_serve_endpoint(functions[default][1], signatures[default],
+                                             takes_dict=keras_serve == "features")  # fmt: skip
     base_existed = tf.io.gfile.exists(export_dir_base)
     temp_dir = None
     try:

@@ -51,6 +51,31 @@ def quiet_tf_deprecations() -> contextlib.AbstractContextManager:
     return quiet_tf_warning("is deprecated and will be removed")
 
 
+class _PrintedThroughRoot(logging.Filter):
+    """On TensorFlow's own stderr handler: drops keras_estimator's records when a handler of
+    the root logger prints them too (absl's, installed by `tf.app.run` / `absl.app.run`; the
+    CLI's `basicConfig`), so each line prints once. TensorFlow adds its handler on import only
+    when the root logger has none; a handler added to the root later printed every line a
+    second time."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not record.name.startswith(LOGGER_NAME) or not logging.getLogger("tensorflow").propagate:
+            return True
+        return not any(handler.level <= record.levelno for handler in logging.getLogger().handlers)
+
+
+_printed_through_root = _PrintedThroughRoot()
+
+
+def print_each_record_once() -> None:
+    """For the command line (`run`, `demo`): keras_estimator's lines print once when both
+    TensorFlow's handler and a root handler would print them (see _PrintedThroughRoot).
+    Leaves TensorFlow's own records as they are (2.15 printed those twice under absl)."""
+    for handler in logging.getLogger("tensorflow").handlers:
+        if _printed_through_root not in handler.filters:
+            handler.addFilter(_printed_through_root)
+
+
 def notice(logger: logging.Logger, message: str, *args: object) -> None:
     """A line the user should see when re-running notebook cells (WARNING in a Jupyter
     kernel, where INFO is hidden by default; INFO elsewhere, as tf.estimator logged it)."""

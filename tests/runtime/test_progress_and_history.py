@@ -36,7 +36,25 @@ def rendered(text):
     return lines + ([line] if line else [])
 
 
-def test_one_clean_bar_in_a_jupyter_kernel(tmp_path):
+def _bar_texts(cell):
+    """The bar's display outputs of a cell, in order (emptied ones are "")."""
+    return [o.data["text/plain"] for o in cell.outputs if o.output_type == "display_data"]
+
+
+def _html_lines(html):
+    """The text lines nbconvert's HTML shows (tags dropped, entities decoded)."""
+    import html as html_lib
+
+    body = html.split("<body", 1)[1]
+    body = re.sub(r"<(script|style)\b.*?</\1>", "", body, flags=re.S)
+    return html_lib.unescape(re.sub(r"<[^>]+>", "", body)).splitlines()
+
+
+def test_one_bar_line_in_a_saved_notebook(tmp_path):
+    """Executed in a real kernel, saved and rendered by nbconvert's default HTML exporter:
+    each train() shows one bar line, its final state, with log records above it."""
+    from nbconvert import HTMLExporter
+
     cells = [
         f"""
         import logging
@@ -52,15 +70,18 @@ def test_one_clean_bar_in_a_jupyter_kernel(tmp_path):
                            config=ke.RunConfig(log_step_count_steps=50), params={{}})
         """,
         "est.train(train_fn, steps=300); None",
-        # A warning in the middle of a bar goes above it, on its own line.
+        # Records in the middle of a bar (a warning; INFO lines from TensorFlow's logger,
+        # which is at INFO in a kernel) go above it, on lines of their own.
         """
-        class WarnAt150(ke.SessionRunHook):
+        class LogEvery50(ke.SessionRunHook):
             def before_run(self, run_context):
                 return ke.SessionRunArgs(tf.train.get_global_step())
             def after_run(self, run_context, run_values):
+                if run_values.results % 50 == 0:
+                    tf.logging.info("hook saw step %d", run_values.results)
                 if run_values.results == 450:
                     logging.getLogger("keras_estimator").warning("halfway there")
-        est.train(train_fn, steps=300, hooks=[WarnAt150()]); None
+        est.train(train_fn, steps=300, hooks=[LogEvery50()]); None
         """,
     ]
     notebook = nbformat.v4.new_notebook(
@@ -70,20 +91,27 @@ def test_one_clean_bar_in_a_jupyter_kernel(tmp_path):
 
     NotebookClient(notebook, timeout=300, kernel_name="python3", resources={
         "metadata": {"path": TESTS_DIR}}).execute()  # fmt: skip
-    first, second = (
-        rendered("".join(o.get("text", "") for o in cell.outputs if o.output_type == "stream"))
-        for cell in notebook.cells[1:]
-    )
     everything = [o.get("text", "") for c in notebook.cells for o in c.outputs]
-    assert not any("INFO" in text for text in everything)  # our INFO lines are off
-    assert len(first) == 1 and first[0].lstrip().startswith("300/300"), first
-    assert "loss:" in first[0]
-    # The bar's line ended before the warning, which has a line of its own; the bar went on
-    # below it and ended once.
-    assert sum("halfway there" in line for line in second) == 1, second
-    assert all("/300" not in line for line in second if "halfway there" in line), second
-    assert [line.lstrip().split()[0] for line in second if "/300" in line][-1] == "300/300"
-    assert sum("300/300" in line for line in second) == 1
+    assert not any("INFO:keras_estimator" in text for text in everything)  # ours are off
+    plain, logged = notebook.cells[1], notebook.cells[2]
+    # No bar in stdout (no \r / \b frames): one display output, left at its final state.
+    assert not any(o.output_type == "stream" for o in plain.outputs), plain.outputs
+    (bar,) = _bar_texts(plain)
+    assert bar.startswith("300/300 ━") and "- loss: " in bar and "global_step" not in bar, bar
+    # Records end the bar's output (emptied), print, and the bar goes on below them: the last
+    # output is the final bar, every record is above it.
+    assert logged.outputs[-1].output_type == "display_data", logged.outputs
+    assert [t for t in _bar_texts(logged) if t] == [logged.outputs[-1].data["text/plain"]]
+    assert logged.outputs[-1].data["text/plain"].startswith("300/300 ")
+    records = "".join(o.text for o in logged.outputs if o.output_type == "stream")
+    assert records.count("hook saw step") == 6 and records.count("halfway there") == 1, records
+
+    html, _ = HTMLExporter().from_notebook_node(notebook)
+    lines = _html_lines(html)
+    assert sum("/300 " in line for line in lines) == 2, [ln for ln in lines if "/300" in ln]
+    assert [line.strip()[:7] for line in lines if "/300 " in line] == ["300/300"] * 2
+    assert sum("hook saw step" in line and "%d" not in line for line in lines) == 6
+    assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f]|\[[0-9;]*m", "\n".join(lines))
 
 
 def test_the_final_line_is_drawn_once(capsys):
@@ -94,7 +122,10 @@ def test_the_final_line_is_drawn_once(capsys):
         progress.close(10, 0.5)
     finally:
         set_progress_bar(None)
-    assert sum("10/10" in line for line in rendered(capsys.readouterr().out)) == 1
+    lines = rendered(capsys.readouterr().out)
+    assert sum("10/10" in line for line in lines) == 1
+    # Keras' Progbar in a terminal; the step count is the bar's, not a float metric.
+    assert "━" in lines[-1] and "loss: 0.5000" in lines[-1] and "global_step" not in lines[-1]
 
 
 @pytest.fixture
@@ -152,3 +183,58 @@ def test_plot_history_draws_after_a_restart(trained_elsewhere):
     ax = estimator.plot_history(make_estimator(str(trained_elsewhere)), "accuracy")
     labels = [line.get_label() for line in ax.get_lines()]
     assert labels == ["training loss", "eval accuracy"]
+
+
+def test_reading_history_and_eval_metrics_logs_no_deprecation(tmp_path):
+    """`est.history` and early stopping's `read_eval_metrics` read event files with tf.data
+    (tf.compat.v1.train.summary_iterator logged "tf_record_iterator ... is deprecated"). A
+    child process: TensorFlow logs each deprecation once per process."""
+    script = tmp_path / "read.py"
+    script.write_text(
+        textwrap.dedent(f"""
+        import numpy as np
+        import tensorflow as tf
+        import keras_estimator as ke
+        from helpers import dataset_input_fn, make_estimator
+        x = np.random.RandomState(0).rand(64, 4).astype("float32")
+        y = (x[:, 0] * 3).astype("int32").clip(0, 2)
+        est = make_estimator({str(tmp_path / "model")!r}, save_summary_steps=1)
+        est.train(dataset_input_fn(x, y, repeat=True), steps=3)
+        est.evaluate(dataset_input_fn(x, y))
+        print("READING", flush=True)
+        assert sorted(est.history.loss) == [1, 2, 3], est.history.loss
+        assert list(ke.experimental.read_eval_metrics(est.eval_dir())) == [3]
+        with tf.Graph().as_default():  # TF1 graph mode around the call
+            assert list(make_estimator({str(tmp_path / "model")!r}).history.evaluations) == [3]
+        """)
+    )
+    from helpers import TESTS_DIR
+
+    result = run_python(
+        str(script), env={"PYTHONPATH": TESTS_DIR + ":" + os.environ.get("PYTHONPATH", "")}
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "is deprecated" not in result.stderr, result.stderr[-3000:]
+
+
+def test_plot_history_overlays_are_labelled_by_run(tmp_path):
+    import matplotlib
+    from helpers import dataset_input_fn
+
+    matplotlib.use("Agg")
+    runs = []
+    for name in ("run_a", "run_b"):
+        est = make_estimator(str(tmp_path / name), save_summary_steps=1)
+        est.train(dataset_input_fn(x, y, batch_size=64, repeat=True), steps=2)
+        est.evaluate(dataset_input_fn(x, y, batch_size=128))
+        runs.append(est)
+    ax = estimator.plot_history(runs[0], "accuracy")
+    assert [line.get_label() for line in ax.get_lines()] == ["training loss", "eval accuracy"]
+    estimator.plot_history(runs[1], "accuracy", ax=ax)
+    labels = [line.get_label() for line in ax.get_lines()]
+    assert labels == ["run_a: training loss", "run_a: eval accuracy",
+                      "run_b: training loss", "run_b: eval accuracy"]  # fmt: skip
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == labels
+    ax = runs[0].history.plot(label="baseline")
+    assert [line.get_label() for line in ax.get_lines()] == [
+        "baseline: training loss", "baseline: eval loss"]  # fmt: skip
