@@ -16,7 +16,7 @@ import tensorflow as tf
 from keras_estimator.dropin.contrib.removed import removed_attribute_getattr
 from keras_estimator.seam.internals import tf1_rnn_cell_module
 
-_CELLS = (
+TF1_CELLS = (
     "RNNCell",
     "BasicRNNCell",
     "BasicLSTMCell",
@@ -36,12 +36,12 @@ _FUNCTIONS = {
 
 _removed = removed_attribute_getattr(
     "rnn", "keras.layers (LSTMCell, GRUCell, RNN, LayerNormalization) or the TF1 "
-    "cells tf.contrib.rnn still provides: " + ", ".join(_CELLS),
+    "cells tf.contrib.rnn still provides: " + ", ".join(TF1_CELLS),
 )  # fmt: skip
 
 
 def __getattr__(name: str) -> Any:
-    if name in _CELLS:
+    if name in TF1_CELLS:
         return getattr(tf1_rnn_cell_module(), name)
     if name in _FUNCTIONS:
         return getattr(tf.compat.v1.nn, _FUNCTIONS[name])
@@ -49,7 +49,7 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted([*_CELLS, *_FUNCTIONS])
+    return sorted([*TF1_CELLS, *_FUNCTIONS])
 
 
-__all__ = [*_CELLS, *_FUNCTIONS]  # noqa: PLE0604
+__all__ = [*TF1_CELLS, *_FUNCTIONS]  # noqa: PLE0604
