@@ -60,7 +60,8 @@ class ModelFnCaller:
     `params_for(mode)` gives the params of a mode (TPUEstimator adds `batch_size`);
     `to_spec(result)` turns what model_fn returned into an EstimatorSpec (a
     TPUEstimatorSpec's `as_estimator_spec()`). The Saver of the last TRAIN call's
-    Scaffold is kept in `train_scaffold_saver`.
+    Scaffold is kept in `train_scaffold_saver`, each mode's last Scaffold in `scaffolds`
+    (its init_fn and Saver run in `runtime.scaffold_session`).
     """
 
     def __init__(
@@ -76,6 +77,7 @@ class ModelFnCaller:
         self._params_for = params_for
         self._to_spec = to_spec
         self.train_scaffold_saver: tf.compat.v1.train.Saver | None = None
+        self.scaffolds: dict[str, Any] = {}
 
     def __call__(self, features: Any, labels: Any, mode: str) -> EstimatorSpec:
         kwargs: dict[str, Any] = {}
@@ -104,6 +106,7 @@ class ModelFnCaller:
             )
         result = spec_for_mode(result, mode)  # a mode=None spec runs as `mode` (2.15)
         check_scaffold(result.scaffold)
+        self.scaffolds[mode] = result.scaffold
         if mode == ModeKeys.TRAIN:
             self.train_scaffold_saver = scaffold_saver(result.scaffold)
         return result
