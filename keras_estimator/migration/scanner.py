@@ -22,7 +22,13 @@ from dataclasses import asdict, dataclass, field
 from functools import cache
 from typing import Any
 
-from keras_estimator.migration import graph_contexts, optional_packages, sources, tf1_api
+from keras_estimator.migration import (
+    graph_contexts,
+    optional_packages,
+    sources,
+    tf1_api,
+    v1_namespace,
+)
 from keras_estimator.seam.legacy_paths import ESTIMATOR_MODULE_ROOTS
 
 TABLE_PATH = os.path.join(os.path.dirname(__file__), "support_table.json")
@@ -100,6 +106,8 @@ class FileReport:
     reason: str = ""  # why unreadable / skipped
     modules: list[tuple[int, str]] = field(default_factory=list)  # (level, module) imported
     through: list[FileReport] = field(default_factory=list)  # scanned files it imports
+    # (finding, namespace) of canned-estimator uses (`migration.v1_namespace`); not reported.
+    canned_uses: list[tuple[Finding, str]] = field(default_factory=list, repr=False)
 
     @property
     def own_verdict(self) -> str:
@@ -391,6 +399,8 @@ def _scan_tree(tree: ast.AST, nodes: list[ast.AST], report: FileReport, bindings
                               EAGER_PLACEHOLDER_FIX, cell)  # fmt: skip
         if finding is not None:
             report.findings.append(finding)
+            if v1_namespace.is_v1_canned(api) and use.namespace in ("v1", "v2"):
+                report.canned_uses.append((finding, use.namespace))
     for line in _shape_value_lines(nodes):
         report.findings.append(_shape_value_finding(report, nodes, line, cell))
     report.findings.sort(key=lambda f: (f.cell or 0, f.line))
@@ -468,7 +478,18 @@ def _scan_parts(path: str, kind: str, parts: list[tuple[int | None, str]]) -> Fi
     for cell, tree, nodes in trees:
         _scan_tree(tree, nodes, report, bindings, cell)
         report.modules += _imported_modules(nodes)
+    _note_v1_canned(report)
     return report
+
+
+def _note_v1_canned(report: FileReport) -> None:
+    """Canned estimators that are tf.compat.v1.estimator's: through a compat.v1 import, or
+    on TF 2's `tensorflow` in a file `run` runs in TF1 mode (a v2 import alone)."""
+    tf1_mode = any(f.status == "tf1_mode" for f in report.findings) and "v1" not in report.imports
+    for finding, namespace in report.canned_uses:
+        if finding.status in ("supported", "caveat") and (namespace == "v1" or tf1_mode):
+            own = f"{v1_namespace.V1_NOTE}; {v1_namespace.V1_FIX}"
+            finding.note = "; ".join(n for n in (own, finding.note) if n)
 
 
 def _imported_modules(nodes: list[ast.AST]) -> list[tuple[int, str]]:
