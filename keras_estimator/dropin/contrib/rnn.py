@@ -1,7 +1,8 @@
 """`tf.contrib.rnn`: TensorFlow's TF1 RNN cells, for `tf.compat.v1.nn.dynamic_rnn` & co.
 
-`tf.compat.v1.nn.rnn_cell` itself is unavailable with Keras 3 ("not available with Keras
-3"); these are the same classes, from TensorFlow's own tree, so variables keep TF1 names
+TF 2.21's own `tf.compat.v1.nn.rnn_cell` raises "not available with Keras 3"; these are the
+same classes, from TensorFlow's own tree (also served as `tf.compat.v1.nn.rnn_cell` by
+install(): `dropin.rnn_cell`), so variables keep TF1 names
 (`rnn/basic_lstm_cell/kernel`, `rnn/multi_rnn_cell/cell_0/gru_cell/gates/kernel`, ...).
 Cells that only tf.contrib had (LayerNormBasicLSTMCell, AttentionCellWrapper, ...) raise
 an error naming the replacement.
