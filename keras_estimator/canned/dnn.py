@@ -127,12 +127,28 @@ def check_dnn_args(
 def _check_hidden_units(hidden_units: Any) -> list[int]:
     if hidden_units is None or isinstance(hidden_units, int | str):
         raise ValueError(
-            f"hidden_units must be a list of layer widths, e.g. [64, 32]; given {hidden_units!r}."
+            "hidden_units must be a list of layer widths, e.g. [64, 32] or "
+            f"'64 32'.split(). Received: hidden_units={hidden_units!r}"
         )
-    units = list(hidden_units)
-    if any(not isinstance(u, int) or u <= 0 for u in units):
-        raise ValueError(f"hidden_units must be positive integers; given {units}.")
+    units = [_layer_width(u, hidden_units) for u in hidden_units]
+    if any(u <= 0 for u in units):
+        raise ValueError(
+            "hidden_units must be positive integers, e.g. [64, 32]. "
+            f"Received: hidden_units={list(hidden_units)!r}"
+        )
     return units
+
+
+def _layer_width(unit: Any, hidden_units: Any) -> int:
+    # tf.keras 2's Dense took int(units): 2.15 trained on `flags.hidden_units.split(" ")`
+    # (['16', '8']) and on floats (16.5 -> 16); int('16.5') or int('x') failed there too.
+    try:
+        return int(unit)
+    except (TypeError, ValueError) as error:
+        raise ValueError(
+            f"hidden_units must be layer widths that int() accepts, e.g. [64, 32] or "
+            f"['64', '32']; {unit!r} is not ({error}). Received: hidden_units={hidden_units!r}"
+        ) from None
 
 
 def _check_dropout(dropout: Any) -> float | None:

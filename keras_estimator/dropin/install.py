@@ -14,6 +14,8 @@ After `install()`:
   our classes;
 - `tf.keras.layers.DenseFeatures` and `tf.keras.estimator.model_to_estimator`
   (`keras_estimator.keras_bridge`), which Keras 3 dropped;
+- `tf.compat.v1.nn.rnn_cell` holds TensorFlow's TF1 cells (`dropin.rnn_cell`), which Keras
+  3's lazy loader there refuses;
 - `tf.compat.v1.layers` is keras_estimator's Keras 3 port of the TF1 layers (as for any
   Estimator; it stays after `uninstall()`);
 - `tf.compat.v1.disable_v2_behavior` / `disable_eager_execution` /
@@ -209,6 +211,10 @@ def install() -> None:
         patches += [
             AttributePatch(owner, attr, value) for owner, attr, value in switch_attributes()
         ]
+        from keras_estimator.dropin.rnn_cell import rnn_cell_attributes
+
+        # tf.compat.v1.nn.rnn_cell: replaced only where it gives no cells (Keras 3).
+        patches += [AttributePatch(o, a, v) for o, a, v in rnn_cell_attributes()]
         from keras_estimator.seam.internals import tensor_shapes_chosen_by_caller
 
         patches.append(tensor_shapes_chosen_by_caller(wants_tf1_shapes))

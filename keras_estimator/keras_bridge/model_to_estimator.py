@@ -10,7 +10,9 @@ fresh variables, as tf.keras 2.15 did.
 
 input_fns follow 2.15's rules: features are a dict keyed by the model's input names (a
 functional model's `keras.Input(name=...)`; `input_1`, `input_2`, ... for a subclassed
-model), a list in input order, or one tensor; labels likewise by output names. Sample
+model), a list in input order, or one tensor; labels likewise by output names. An input
+Keras 3 auto-names (`input_layer`) also takes tf.keras 2's name for it (`dense_input` for
+a Sequential whose first layer is `dense`, else `input_1`, ...). Sample
 weights come as `({"features": features, "sample_weights": weights}, labels)`.
 """
 
@@ -19,6 +21,7 @@ from __future__ import annotations
 import copy
 import logging
 import os
+import re
 from typing import Any
 
 import keras
@@ -59,6 +62,33 @@ def _input_names(model: keras.Model, features: Any) -> list[str] | None:
         count = len(features) if isinstance(features, dict) else 0
         return [f"input_{i}" for i in range(1, count + 1)]
     return [tensor.name for tensor in model.inputs]
+
+
+_KERAS3_AUTO_INPUT = re.compile(r"input_layer(?:_(\d+))?")
+
+
+def _tf_keras2_input_names(model: keras.Model, name: str) -> list[str]:
+    """What tf.keras 2 named the input Keras 3 auto-names `name`, which 2.15-era input_fns
+    key their features by: `<first layer>_input` for a Sequential built from its layers
+    (`dense_input`), else `input_1`, `input_2`, ... (Keras 3: `input_layer`,
+    `input_layer_1`, ...)."""
+    auto = _KERAS3_AUTO_INPUT.fullmatch(name)
+    if auto is None:  # a name the user gave: the same in both
+        return []
+    aliases = [f"input_{int(auto.group(1) or 0) + 1}"]
+    if _kind(model) == "sequential" and model.layers:
+        aliases.insert(0, f"{model.layers[0].name}_input")
+    return aliases
+
+
+def _with_tf_keras2_keys(model: keras.Model, features: dict, names: list[str]) -> dict:
+    """`features` with each missing input name taken from its tf.keras 2 name, if there."""
+    for name in names:
+        if name not in features:
+            alias = next((a for a in _tf_keras2_input_names(model, name) if a in features), None)
+            if alias is not None:
+                features = {**features, name: features[alias]}
+    return features
 
 
 def _output_names(model: keras.Model, count: int) -> list[str]:
@@ -104,7 +134,10 @@ def _model_inputs(model: keras.Model, features: Any) -> Any:
         names = _input_names(model, features)
         if set(features) != set(names):  # not 2.15's input_1, input_2, ...: the call's dict
             return dict(features)
-    inputs = _ordered(features, _input_names(model, features), "features", "inputs")
+    names = _input_names(model, features)
+    if isinstance(features, dict) and names:
+        features = _with_tf_keras2_keys(model, features, names)
+    inputs = _ordered(features, names, "features", "inputs")
     return inputs[0] if len(inputs) == 1 else inputs
 
 

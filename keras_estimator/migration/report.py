@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 
+from keras_estimator.migration import v1_namespace
 from keras_estimator.migration.scanner import STATUSES, FileReport, Finding
 from keras_estimator.migration.tf1_api import tf1_only_prefix
 
@@ -60,6 +61,8 @@ def _tf1_name(api: str) -> str:
 def verdict_text(report: FileReport) -> str:
     """One line: what `check` concludes about the file."""
     text = _own_verdict_text(report)
+    if any(v1_namespace.V1_NOTE in f.note for f in report.findings):
+        text += f"; its canned estimators are tf.compat.v1.estimator's: {v1_namespace.V1_FIX}"
     worse = report.imported_verdicts()
     if worse:
         shown = ", ".join(f"{path} ({verdict})" for path, verdict in sorted(worse.items())[:4])

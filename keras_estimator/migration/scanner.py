@@ -22,7 +22,13 @@ from dataclasses import asdict, dataclass, field
 from functools import cache
 from typing import Any
 
-from keras_estimator.migration import sources, tf1_api
+from keras_estimator.migration import (
+    graph_contexts,
+    optional_packages,
+    sources,
+    tf1_api,
+    v1_namespace,
+)
 from keras_estimator.seam.legacy_paths import ESTIMATOR_MODULE_ROOTS
 
 TABLE_PATH = os.path.join(os.path.dirname(__file__), "support_table.json")
@@ -48,6 +54,15 @@ TEST_SESSION_NOTE = (
     "(tf.gradients, Tensor.name, placeholders; 4 of 4 such tests in BERT and ALBERT)"
 )
 TEST_SESSION_FIX = "the test body in `with tf.Graph().as_default():`"
+_PLACEHOLDERS = ("tf.placeholder", "tf.sparse_placeholder", "tf.placeholder_with_default")
+EAGER_PLACEHOLDER_NOTE = (
+    "outside a graph: TensorFlow 2 runs this eagerly, also under `keras-estimator run`, where "
+    "tf.placeholder() is not compatible with eager execution"
+)
+EAGER_PLACEHOLDER_FIX = (
+    "an input_fn returning a tf.data.Dataset (numpy_input_fn for in-memory arrays); "
+    "placeholders only in a serving_input_receiver_fn or a `with tf.Graph().as_default():` block"
+)
 _ROOTS = ("tensorflow", "tensorflow_estimator")
 _SHAPE_HOLDERS = ("shape", "dims")  # x.shape[i].value, x.shape.dims[i].value
 TF1_MODE_NOTE = "TF1-only name on `import tensorflow`: runs under `keras-estimator run` (TF1 mode)"
@@ -91,6 +106,8 @@ class FileReport:
     reason: str = ""  # why unreadable / skipped
     modules: list[tuple[int, str]] = field(default_factory=list)  # (level, module) imported
     through: list[FileReport] = field(default_factory=list)  # scanned files it imports
+    # (finding, namespace) of canned-estimator uses (`migration.v1_namespace`); not reported.
+    canned_uses: list[tuple[Finding, str]] = field(default_factory=list, repr=False)
 
     @property
     def own_verdict(self) -> str:
@@ -335,6 +352,9 @@ def _finding_for(use: tf1_api.TensorFlowUse, api: str, in_graph: bool, report: F
         if in_graph and any(api == g or api.startswith(g + ".") for g in _GRAPH_MODE_APIS):
             status, replacement = "supported", ""
             note = "inside `with tf.Graph().as_default():`: TensorFlow's own TF1 graph mode"
+        unmet = optional_packages.unmet_need(entry)
+        if unmet is not None:  # fails here, in the environment `check` runs in
+            status, (note, replacement) = "unsupported", unmet
     elif api.startswith("tensorflow.python."):
         status = "caveat"
         note = "a TensorFlow internal module, not a public API: it may have moved or gone"
@@ -358,6 +378,8 @@ def _finding_for(use: tf1_api.TensorFlowUse, api: str, in_graph: bool, report: F
 def _scan_tree(tree: ast.AST, nodes: list[ast.AST], report: FileReport, bindings: dict[str, str],
                cell: int | None) -> None:  # fmt: skip
     in_graph = _graph_block_nodes(nodes)
+    in_graph |= graph_contexts.functions_called_in(nodes, in_graph)
+    in_serving = graph_contexts.serving_function_nodes(nodes)
     session_lines, in_session = _test_session_blocks(nodes, in_graph)
     for line in session_lines:
         report.findings.append(Finding(report.path, line, "TestCase.test_session", "unsupported",
@@ -372,8 +394,13 @@ def _scan_tree(tree: ast.AST, nodes: list[ast.AST], report: FileReport, bindings
             finding = Finding(report.path, use.line, api, "unsupported",
                               "graph-only, in a test session that runs eagerly in TF 2",
                               TEST_SESSION_FIX, cell)  # fmt: skip
+        elif api in _PLACEHOLDERS and not {id(use.node)} & (in_graph | in_serving):
+            finding = Finding(report.path, use.line, api, "unsupported", EAGER_PLACEHOLDER_NOTE,
+                              EAGER_PLACEHOLDER_FIX, cell)  # fmt: skip
         if finding is not None:
             report.findings.append(finding)
+            if v1_namespace.is_v1_canned(api) and use.namespace in ("v1", "v2"):
+                report.canned_uses.append((finding, use.namespace))
     for line in _shape_value_lines(nodes):
         report.findings.append(_shape_value_finding(report, nodes, line, cell))
     report.findings.sort(key=lambda f: (f.cell or 0, f.line))
@@ -451,7 +478,18 @@ def _scan_parts(path: str, kind: str, parts: list[tuple[int | None, str]]) -> Fi
     for cell, tree, nodes in trees:
         _scan_tree(tree, nodes, report, bindings, cell)
         report.modules += _imported_modules(nodes)
+    _note_v1_canned(report)
     return report
+
+
+def _note_v1_canned(report: FileReport) -> None:
+    """Canned estimators that are tf.compat.v1.estimator's: through a compat.v1 import, or
+    on TF 2's `tensorflow` in a file `run` runs in TF1 mode (a v2 import alone)."""
+    tf1_mode = any(f.status == "tf1_mode" for f in report.findings) and "v1" not in report.imports
+    for finding, namespace in report.canned_uses:
+        if finding.status in ("supported", "caveat") and (namespace == "v1" or tf1_mode):
+            own = f"{v1_namespace.V1_NOTE}; {v1_namespace.V1_FIX}"
+            finding.note = "; ".join(n for n in (own, finding.note) if n)
 
 
 def _imported_modules(nodes: list[ast.AST]) -> list[tuple[int, str]]:

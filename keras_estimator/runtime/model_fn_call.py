@@ -74,7 +74,8 @@ class ModelFnCaller:
     `params_for(mode)` gives the params of a mode (TPUEstimator adds `batch_size`);
     `to_spec(result)` turns what model_fn returned into an EstimatorSpec (a
     TPUEstimatorSpec's `as_estimator_spec()`). The Saver of the last TRAIN call's
-    Scaffold is kept in `train_scaffold_saver`.
+    Scaffold is kept in `train_scaffold_saver`, each mode's last Scaffold in `scaffolds`
+    (its init_fn and Saver run in `runtime.scaffold_session`).
     """
 
     def __init__(
@@ -93,6 +94,7 @@ class ModelFnCaller:
         # Set when a call's EstimatorSpec carried hooks or a Scaffold (the runtime resets
         # it before a trace): objects made per call, so a later call calls model_fn again.
         self.made_per_call = False
+        self.scaffolds: dict[str, Any] = {}
 
     def __call__(self, features: Any, labels: Any, mode: str) -> EstimatorSpec:
         kwargs: dict[str, Any] = {}
@@ -127,6 +129,7 @@ class ModelFnCaller:
         result = spec_for_mode(result, mode)  # a mode=None spec runs as `mode` (2.15)
         check_scaffold(result.scaffold)
         self.made_per_call = self.made_per_call or _carries_per_call_objects(result)
+        self.scaffolds[mode] = result.scaffold
         if mode == ModeKeys.TRAIN:
             self.train_scaffold_saver = scaffold_saver(result.scaffold)
         return result

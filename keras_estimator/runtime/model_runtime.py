@@ -30,6 +30,7 @@ from keras_estimator.engine.variable_store import VariableStore
 from keras_estimator.hooks.runner import HookRunner
 from keras_estimator.hooks.session import HookSession
 from keras_estimator.runtime.model_fn_call import ModelFnCaller
+from keras_estimator.runtime.scaffold_session import restore_with_saver, run_init_fn
 from keras_estimator.runtime.traces import ModelSlot, Trace
 from keras_estimator.seam import internals
 from keras_estimator.spec.mode_keys import ModeKeys
@@ -231,19 +232,24 @@ class ModelRuntime:
                 runner = trace.runner
             else:
                 runner = trace.join(HookRunner(list(hooks), HookSession(store, model.global_step)))
+            scaffold = self.call_model_fn.scaffolds.get(mode)
             if checkpoint is not None:
                 variables = {
                     n: store.variables[n] for n in trace.used if n not in store.local_names
                 }
                 self._restore(checkpoint, variables, follow_latest)
+                restore_with_saver(scaffold, checkpoint, self._step_graphs.get(mode), store,
+                                   variables)  # fmt: skip
             elif fresh:
                 # Fresh variables: what TF1 ran as initializers when model_dir had no
-                # checkpoint. init_from_checkpoint first; the warm start overrides it.
+                # checkpoint. init_from_checkpoint first; the warm start overrides it;
+                # then the Scaffold's init_fn, as 2.15 ran it after the init_op.
                 apply_checkpoint_initializers(store.checkpoint_initializers)
                 if self.warm_start_settings is not None:
                     variables = store.global_variables()
                     trainable = {name for name, v in variables.items() if v.trainable}
                     warm_start(self.warm_start_settings, variables, trainable)
+                run_init_fn(scaffold, self._step_graphs.get(mode), store)
         return trace.loop, runner
 
     def _restore(self, checkpoint: str, variables: dict, follow_latest: bool) -> None:

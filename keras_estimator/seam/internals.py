@@ -265,12 +265,16 @@ def graph_pruner(graph: tf.Graph) -> Any:
 _PRUNED_NAMES = itertools.count()
 
 
-def prune_graph(graph: Any, num_args: int, fetches: Any) -> Callable[..., Any]:
+def prune_graph(
+    graph: Any, num_args: int | None, fetches: Any, with_arguments: bool = True
+) -> Callable[..., Any]:
     """`fetches` of a traced function's graph, as a function of its first `num_args`
     (flat) inputs: only what they need runs, as TF1's `session.run(fetches)` ran (tensors
     are returned, operations run and give None). Values the graph captures at call time (a
     strategy's collective keys) are taken at each call, as the traced function does. None
-    in `fetches` stays None.
+    in `fetches` stays None. With `with_arguments=False` the function takes no arguments
+    (what the fetches need are the captured variables and constants; ValueError when they
+    need an argument: the step's input data). `num_args=None`: every input not captured.
 
     The function is cut out of the traced graph by TensorFlow's C API (the ops the fetches
     need, found by following data and control inputs as `WrappedFunction.prune` does),
@@ -285,6 +289,8 @@ def prune_graph(graph: Any, num_args: int, fetches: Any) -> Callable[..., Any]:
     # captured at call time): a value captured after the trace (a hook's fetch of a variable
     # the step never read) comes after the call-time ones in `graph.inputs`.
     deferred = tf.nest.flatten(graph.deferred_internal_captures, expand_composites=True)
+    if num_args is None:  # every input that is not a capture
+        num_args = len(graph.inputs) - len(graph.internal_captures) - len(deferred)
     inputs = [*graph.inputs[:num_args], *graph.internal_captures, *deferred]
     if {id(t) for t in inputs} != {id(t) for t in graph.inputs} or len(inputs) != len(graph.inputs):
         raise ValueError(  # TensorFlow changed how a traced graph orders its inputs
@@ -293,6 +299,8 @@ def prune_graph(graph: Any, num_args: int, fetches: Any) -> Callable[..., Any]:
             f"captures and {len(deferred)} call-time captures. Fix: use the TensorFlow "
             f"version keras_estimator declares. Received: graph={graph.name!r}"
         )
+    argument_ops = set() if with_arguments else {id(t.op) for t in inputs[:num_args]}
+    inputs = inputs if with_arguments else inputs[num_args:]
     input_ops = {id(t.op) for t in inputs}
     body: dict[int, Any] = {}  # the ops the fetches need, in no particular order
     to_visit = [t.op for t in outputs] + run_ops
@@ -300,6 +308,13 @@ def prune_graph(graph: Any, num_args: int, fetches: Any) -> Callable[..., Any]:
         op = to_visit.pop()
         if id(op) in body or id(op) in input_ops:
             continue
+        if id(op) in argument_ops:
+            raise ValueError(
+                f"Cannot run {[getattr(f, 'name', f) for f in flat]} outside the step: they "
+                "depend on the step's input (features / labels). Expected tensors and ops "
+                "computed from variables and constants. Fix: compute the value in the "
+                f"model_fn's step instead. Received: input={op.name!r}"
+            )
         if op.graph is not graph:
             raise ValueError(
                 f"Cannot fetch {op.name!r}: it is not an op of the traced step "
@@ -355,7 +370,7 @@ def prune_graph(graph: Any, num_args: int, fetches: Any) -> Callable[..., Any]:
             *tf.nest.flatten([value() for value in call_time], expand_composites=True),
         )
         results: list[Any] = [None] * len(flat)
-        for position, value in zip(positions, values):
+        for position, value in zip(positions, values or ()):  # None: only ops were run
             results[position] = value
         return tf.nest.pack_sequence_as(fetches, results, expand_composites=True)
 

@@ -1,8 +1,7 @@
-"""EstimatorSpec.scaffold: what is honoured (Saver retention) and what raises (init_fn)."""
+"""EstimatorSpec.scaffold: what is honoured (Saver retention) and what is only reported."""
 
 import logging
 
-import pytest
 import tensorflow.compat.v1 as tf
 from helpers import classifier_model_fn, dataset_input_fn, make_estimator
 
@@ -31,14 +30,9 @@ def test_scaffold_saver_retention_is_used_and_builds_no_ops_in_the_step(
     assert est.evaluate(dataset_input_fn(x, y, 64))["global_step"] == 9
 
 
-def test_scaffold_init_fn_raises_clearly_and_init_op_is_reported(tmp_path, toy_data, caplog):
+def test_scaffold_init_op_is_reported_as_not_run(tmp_path, toy_data, caplog):
+    """(init_fn runs: tests/runtime/test_scaffold_session.py.)"""
     x, y = toy_data
-    init_fn = with_scaffold(lambda: tf.train.Scaffold(init_fn=lambda scaffold, session: None))
-    est = make_estimator(tmp_path / "a", init_fn)
-    with pytest.raises(NotImplementedError, match="init_from_checkpoint"):
-        est.train(dataset_input_fn(x, y, 32, repeat=True), steps=1)
-    assert not (tmp_path / "a").exists() or not list((tmp_path / "a").glob("*.index"))
-
     init_op = with_scaffold(lambda: tf.train.Scaffold(init_op=tf.no_op()))
     est = make_estimator(tmp_path / "b", init_op)
     with caplog.at_level(logging.WARNING, logger="keras_estimator"):

@@ -36,7 +36,6 @@ REPLACEMENTS: dict[str, str] = {
     "keras": "keras",
     "losses": "tf.compat.v1.losses or keras.losses",
     "crf": "keras_nlp / tensorflow_addons' text.crf successors",
-    "rnn": "tf.compat.v1.nn.rnn_cell or keras.layers.RNN",
     "slim": "the tf-slim package (pip install tf-slim, or keras-estimator[slim]): with it "
     "installed, install() provides tf.contrib.slim",
     "predictor": "tf.saved_model.load",
@@ -59,6 +58,8 @@ INNER_REPLACEMENTS: dict[str, str] = {
     "metrics": "tf.compat.v1.metrics",
     "cluster_resolver": "tf.distribute.cluster_resolver",
     "summary": "tf.summary",
+    "rnn": "tf.contrib.rnn's public names (TensorFlow's TF1 cells, also tf.compat.v1.nn.rnn_cell "
+    "under install()) or keras.layers (LSTMCell, GRUCell, RNN, LayerNormalization)",
 }
 
 _DEFAULT = "the TF 2 migration guide's replacement for this module (see `keras-estimator check`)"

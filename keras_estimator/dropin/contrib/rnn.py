@@ -1,7 +1,8 @@
 """`tf.contrib.rnn`: TensorFlow's TF1 RNN cells, for `tf.compat.v1.nn.dynamic_rnn` & co.
 
-`tf.compat.v1.nn.rnn_cell` itself is unavailable with Keras 3 ("not available with Keras
-3"); these are the same classes, from TensorFlow's own tree, so variables keep TF1 names
+TF 2.21's own `tf.compat.v1.nn.rnn_cell` raises "not available with Keras 3"; these are the
+same classes, from TensorFlow's own tree (also served as `tf.compat.v1.nn.rnn_cell` by
+install(): `dropin.rnn_cell`), so variables keep TF1 names
 (`rnn/basic_lstm_cell/kernel`, `rnn/multi_rnn_cell/cell_0/gru_cell/gates/kernel`, ...).
 Cells that only tf.contrib had (LayerNormBasicLSTMCell, AttentionCellWrapper, ...) raise
 an error naming the replacement.
@@ -16,7 +17,7 @@ import tensorflow as tf
 from keras_estimator.dropin.contrib.removed import removed_attribute_getattr
 from keras_estimator.seam.internals import tf1_rnn_cell_module
 
-_CELLS = (
+TF1_CELLS = (
     "RNNCell",
     "BasicRNNCell",
     "BasicLSTMCell",
@@ -36,12 +37,12 @@ _FUNCTIONS = {
 
 _removed = removed_attribute_getattr(
     "rnn", "keras.layers (LSTMCell, GRUCell, RNN, LayerNormalization) or the TF1 "
-    "cells tf.contrib.rnn still provides: " + ", ".join(_CELLS),
+    "cells tf.contrib.rnn still provides: " + ", ".join(TF1_CELLS),
 )  # fmt: skip
 
 
 def __getattr__(name: str) -> Any:
-    if name in _CELLS:
+    if name in TF1_CELLS:
         return getattr(tf1_rnn_cell_module(), name)
     if name in _FUNCTIONS:
         return getattr(tf.compat.v1.nn, _FUNCTIONS[name])
@@ -49,7 +50,7 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted([*_CELLS, *_FUNCTIONS])
+    return sorted([*TF1_CELLS, *_FUNCTIONS])
 
 
-__all__ = [*_CELLS, *_FUNCTIONS]  # noqa: PLE0604
+__all__ = [*TF1_CELLS, *_FUNCTIONS]  # noqa: PLE0604
