@@ -158,8 +158,9 @@ class CheckpointRestorer:
         if name not in self._shapes:
             self.missing.append(name)
             return
-        want = tuple(variable.shape.as_list())
         have = tuple(self._shapes[name])
+        # A variable of unknown shape (KMeans' `clusters`) takes the checkpoint's.
+        want = tuple(variable.shape.as_list()) if variable.shape.rank is not None else have
         if want != have or self._dtypes[name].base_dtype != variable.dtype.base_dtype:
             self.misshaped.append(
                 f"{name}: checkpoint has {self._dtypes[name].name}{list(have)}, "

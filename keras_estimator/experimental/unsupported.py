@@ -1,6 +1,6 @@
 """tf.estimator 2.15 names that keras_estimator does not provide, each with what to use instead.
 
-They resolve (so `tf.estimator.experimental.KMeans` in an import or a default argument does
+They resolve (so `tf.estimator.experimental.LinearSDCA` in an import or a default argument does
 not fail), take tf.estimator 2.15's constructor arguments, and raise NotImplementedError on
 construction, naming the replacement. `keras-estimator check` reports them as unsupported.
 """
@@ -23,47 +23,6 @@ def not_provided(api: str, why: str, fix: str) -> NoReturn:
         f"{api} is not provided by keras_estimator: {why}. Expected: code built on the "
         f"tf.estimator APIs keras_estimator runs (`keras-estimator check` lists them). Fix: {fix}."
     )
-
-
-class KMeans:
-    """Not provided: `tf.compat.v1.estimator.experimental.KMeans` (KMeansClustering).
-
-    Constructing it raises NotImplementedError; use a k-means outside the estimator, such as
-    `sklearn.cluster.KMeans` / `MiniBatchKMeans`. The class constants of tf.estimator 2.15
-    are kept for code that reads them.
-    """
-
-    SQUARED_EUCLIDEAN_DISTANCE = "squared_euclidean"
-    COSINE_DISTANCE = "cosine"
-    RANDOM_INIT = "random"
-    KMEANS_PLUS_PLUS_INIT = "kmeans_plus_plus"
-    SCORE = "score"
-    CLUSTER_INDEX = "cluster_index"
-    ALL_DISTANCES = "all_distances"
-    CLUSTER_CENTERS_VAR_NAME = "clusters"
-
-    def __init__(
-        self,
-        num_clusters: Any,
-        model_dir: Any = None,
-        initial_clusters: Any = RANDOM_INIT,
-        distance_metric: Any = SQUARED_EUCLIDEAN_DISTANCE,
-        seed: Any = None,
-        use_mini_batch: bool = True,
-        mini_batch_steps_per_iteration: int = 1,
-        kmeans_plus_plus_num_retries: int = 2,
-        relative_tolerance: Any = None,
-        config: Any = None,
-        feature_columns: Any = None,
-    ) -> None:
-        not_provided(
-            "tf.compat.v1.estimator.experimental.KMeans",
-            "it was built on TensorFlow's clustering ops, which have no public API in "
-            "TensorFlow 2.16+ (there is no tf.compat.v1.cluster either)",
-            "cluster outside the estimator with scikit-learn's sklearn.cluster.KMeans (or "
-            "MiniBatchKMeans for streaming data), or write a Keras model / model_fn that learns "
-            "the cluster centers",
-        )
 
 
 class LinearSDCA:
