@@ -108,21 +108,6 @@ NOT_PROVIDED = [
         "LinearClassifier / LinearRegressor with optimizer='Ftrl'",
     ),
     (
-        "experimental.RNNEstimator",
-        dict(head=None, sequence_feature_columns=[], context_feature_columns=None, units=[4],
-             cell_type="lstm", rnn_cell_fn=None, return_sequences=False, model_dir=None,
-             optimizer="Adagrad", config=None),
-        "keras.layers.LSTM",
-    ),
-    (
-        "experimental.RNNClassifier",
-        dict(sequence_feature_columns=[], context_feature_columns=None, units=[4],
-             cell_type="lstm", rnn_cell_fn=None, return_sequences=False, model_dir=None,
-             n_classes=2, weight_column=None, label_vocabulary=None, optimizer="Adagrad",
-             loss_reduction="sum_over_batch_size", sequence_mask="sequence_mask", config=None),
-        "keras.layers.LSTM",
-    ),
-    (
         "tpu.experimental.EmbeddingConfigSpec",
         dict(feature_columns=None, optimization_parameters=None, clipping_limit=None,
              pipeline_execution_with_tensor_core=False,
