@@ -162,10 +162,14 @@ class CheckpointRestorer:
 
     def restore(self, name: str, variable: tf.Variable) -> None:
         if name not in self._shapes:
-            self.missing.append(name)
+            # A Keras 3 cell's dropout seed (tf.estimator 2.15's Keras 2 cells had none)
+            # keeps its initial value when a 2.15 checkpoint lacks it.
+            if not name.endswith("/seed_generator_state"):
+                self.missing.append(name)
             return
-        want = tuple(variable.shape.as_list())
         have = tuple(self._shapes[name])
+        # A variable of unknown shape (KMeans' `clusters`) takes the checkpoint's.
+        want = tuple(variable.shape.as_list()) if variable.shape.rank is not None else have
         if want != have or self._dtypes[name].base_dtype != variable.dtype.base_dtype:
             self.misshaped.append(
                 f"{name}: checkpoint has {self._dtypes[name].name}{list(have)}, "

@@ -38,22 +38,16 @@ class StepGraph:
     """The TF1 graph of one traced step over the checkpoint's variables (see module doc)."""
 
     def __init__(self, step_graph: tf.Graph | None, variables: dict[str, tf.Variable]) -> None:
-        graph = tf.Graph()
-        with graph.as_default():
-            made = {}
-            for name, variable in sorted(variables.items()):
-                base = getattr(variable, "values", None)
-                first = base[0] if isinstance(base, tuple) else variable
-                made[name] = tf.compat.v1.get_variable(
-                    name, shape=first.shape, dtype=first.dtype.base_dtype,
-                    trainable=bool(first.trainable), use_resource=True,
-                    initializer=tf.compat.v1.zeros_initializer(),
-                )  # fmt: skip
-            self.imported = step_graph is not None and self._import(step_graph, variables, made)
-            with quiet_tf_warning("Saver is deprecated"):
-                self._saver = tf.compat.v1.train.Saver(var_list=made, sharded=False)
-        self.graph = graph
-        self.graph_def = graph.as_graph_def(add_shapes=True)
+        graph, self.imported = self._build(step_graph, variables)
+        try:
+            graph_def = graph.as_graph_def(add_shapes=True)
+        except KeyError as exc:
+            # An imported step with tf.cond inside tf.cond can lose a nested branch
+            # function from the graph's library: leave the step out.
+            logger.debug("The traced step is left out of graph.pbtxt / .meta: %r", exc)
+            graph, self.imported = self._build(None, variables)
+            graph_def = graph.as_graph_def(add_shapes=True)
+        self.graph, self.graph_def = graph, graph_def
         self._meta: bytes | None = None
         # graph.pbtxt's text is made once, in a thread of its own: the first steps run
         # meanwhile; every train() call reuses it.
@@ -64,6 +58,26 @@ class StepGraph:
             daemon=True,
         )
         self._formatting.start()
+
+    def _build(self, step_graph: tf.Graph | None, variables: dict) -> tuple[tf.Graph, bool]:
+        graph = tf.Graph()
+        with graph.as_default():
+            made = {}
+            for name, variable in sorted(variables.items()):
+                base = getattr(variable, "values", None)
+                first = base[0] if isinstance(base, tuple) else variable
+                dtype = first.dtype.base_dtype
+                shape, initializer = first.shape, tf.compat.v1.zeros_initializer()
+                if not shape.is_fully_defined():  # a variable that changes shape (KMeans')
+                    shape, initializer = None, tf.zeros([0], dtype)
+                made[name] = tf.compat.v1.get_variable(
+                    name, shape=shape, dtype=dtype, trainable=bool(first.trainable),
+                    use_resource=True, initializer=initializer, validate_shape=shape is not None,
+                )  # fmt: skip
+            imported = step_graph is not None and self._import(step_graph, variables, made)
+            with quiet_tf_warning("Saver is deprecated"):
+                self._saver = tf.compat.v1.train.Saver(var_list=made, sharded=False)
+        return graph, imported
 
     @staticmethod
     def _import(step_graph: tf.Graph, variables: dict, made: dict) -> bool:

@@ -1,9 +1,12 @@
 """`tf.estimator.experimental` (and `tf.compat.v1.estimator.experimental`): early stopping
-and related hooks, the logit_fn helpers, the raw supervised receiver, and the names of
-tf.estimator 2.15 that keras_estimator does not provide (they raise NotImplementedError)."""
+and related hooks, the logit_fn helpers, the raw supervised receiver, KMeans, the RNN
+estimators, and the names of tf.estimator 2.15 that keras_estimator does not provide (they
+raise NotImplementedError)."""
 
 from keras_estimator.canned.dnn import dnn_logit_fn_builder
 from keras_estimator.canned.linear import linear_logit_fn_builder
+from keras_estimator.canned.rnn import RNNClassifier, RNNEstimator
+from keras_estimator.canned.v1.kmeans import KMeansClustering as KMeans
 from keras_estimator.experimental.early_stopping import (
     make_early_stopping_hook,
     read_eval_metrics,
@@ -17,12 +20,7 @@ from keras_estimator.experimental.logit_fn import call_logit_fn
 from keras_estimator.experimental.stop_at_checkpoint_step import (
     make_stop_at_checkpoint_step_hook,
 )
-from keras_estimator.experimental.unsupported import (
-    KMeans,
-    LinearSDCA,
-    RNNClassifier,
-    RNNEstimator,
-)
+from keras_estimator.experimental.unsupported import LinearSDCA
 from keras_estimator.export.receivers import build_raw_supervised_input_receiver_fn
 
 __all__ = [

@@ -1,6 +1,6 @@
 """tf.estimator 2.15 names that keras_estimator does not provide, each with what to use instead.
 
-They resolve (so `tf.estimator.experimental.KMeans` in an import or a default argument does
+They resolve (so `tf.estimator.experimental.LinearSDCA` in an import or a default argument does
 not fail), take tf.estimator 2.15's constructor arguments, and raise NotImplementedError on
 construction, naming the replacement. `keras-estimator check` reports them as unsupported.
 """
@@ -9,13 +9,6 @@ from __future__ import annotations
 
 from typing import Any, NoReturn
 
-RNN_REPLACEMENT = (
-    "write a model_fn that runs a Keras RNN layer (keras.layers.LSTM / GRU / SimpleRNN over "
-    "the padded sequence tensor, with keras.layers.Masking or a mask for the lengths) and "
-    "returns a head's EstimatorSpec (head.create_estimator_spec), or train a plain Keras model "
-    "with keras.layers.LSTM"
-)
-
 
 def not_provided(api: str, why: str, fix: str) -> NoReturn:
     """Raises the NotImplementedError of an unprovided tf.estimator 2.15 API."""
@@ -23,47 +16,6 @@ def not_provided(api: str, why: str, fix: str) -> NoReturn:
         f"{api} is not provided by keras_estimator: {why}. Expected: code built on the "
         f"tf.estimator APIs keras_estimator runs (`keras-estimator check` lists them). Fix: {fix}."
     )
-
-
-class KMeans:
-    """Not provided: `tf.compat.v1.estimator.experimental.KMeans` (KMeansClustering).
-
-    Constructing it raises NotImplementedError; use a k-means outside the estimator, such as
-    `sklearn.cluster.KMeans` / `MiniBatchKMeans`. The class constants of tf.estimator 2.15
-    are kept for code that reads them.
-    """
-
-    SQUARED_EUCLIDEAN_DISTANCE = "squared_euclidean"
-    COSINE_DISTANCE = "cosine"
-    RANDOM_INIT = "random"
-    KMEANS_PLUS_PLUS_INIT = "kmeans_plus_plus"
-    SCORE = "score"
-    CLUSTER_INDEX = "cluster_index"
-    ALL_DISTANCES = "all_distances"
-    CLUSTER_CENTERS_VAR_NAME = "clusters"
-
-    def __init__(
-        self,
-        num_clusters: Any,
-        model_dir: Any = None,
-        initial_clusters: Any = RANDOM_INIT,
-        distance_metric: Any = SQUARED_EUCLIDEAN_DISTANCE,
-        seed: Any = None,
-        use_mini_batch: bool = True,
-        mini_batch_steps_per_iteration: int = 1,
-        kmeans_plus_plus_num_retries: int = 2,
-        relative_tolerance: Any = None,
-        config: Any = None,
-        feature_columns: Any = None,
-    ) -> None:
-        not_provided(
-            "tf.compat.v1.estimator.experimental.KMeans",
-            "it was built on TensorFlow's clustering ops, which have no public API in "
-            "TensorFlow 2.16+ (there is no tf.compat.v1.cluster either)",
-            "cluster outside the estimator with scikit-learn's sklearn.cluster.KMeans (or "
-            "MiniBatchKMeans for streaming data), or write a Keras model / model_fn that learns "
-            "the cluster centers",
-        )
 
 
 class LinearSDCA:
@@ -88,63 +40,3 @@ class LinearSDCA:
             "l1_regularization_strength=..., l2_regularization_strength=...) for the "
             "symmetric_l1/l2_regularization",
         )
-
-
-USE_DEFAULT = object()  # tf.estimator 2.15's default cell_type marker
-
-
-class RNNEstimator:
-    """Not provided: `tf.estimator.experimental.RNNEstimator`. Constructing it raises
-    NotImplementedError; write a model_fn with Keras RNN layers and a head instead."""
-
-    _API = "tf.estimator.experimental.RNNEstimator"
-
-    def __init__(
-        self,
-        head: Any,
-        sequence_feature_columns: Any,
-        context_feature_columns: Any = None,
-        units: Any = None,
-        cell_type: Any = USE_DEFAULT,
-        rnn_cell_fn: Any = None,
-        return_sequences: bool = False,
-        model_dir: Any = None,
-        optimizer: Any = "Adagrad",
-        config: Any = None,
-    ) -> None:
-        _rnn_not_provided(self._API)
-
-
-class RNNClassifier(RNNEstimator):
-    """Not provided: `tf.estimator.experimental.RNNClassifier`. Constructing it raises
-    NotImplementedError; write a model_fn with Keras RNN layers and a classification head."""
-
-    _API = "tf.estimator.experimental.RNNClassifier"
-
-    def __init__(
-        self,
-        sequence_feature_columns: Any,
-        context_feature_columns: Any = None,
-        units: Any = None,
-        cell_type: Any = USE_DEFAULT,
-        rnn_cell_fn: Any = None,
-        return_sequences: bool = False,
-        model_dir: Any = None,
-        n_classes: int = 2,
-        weight_column: Any = None,
-        label_vocabulary: Any = None,
-        optimizer: Any = "Adagrad",
-        loss_reduction: Any = "sum_over_batch_size",
-        sequence_mask: str = "sequence_mask",
-        config: Any = None,
-    ) -> None:
-        _rnn_not_provided(self._API)
-
-
-def _rnn_not_provided(api: str) -> NoReturn:
-    not_provided(
-        api,
-        "its sequence feature columns (tf.feature_column.sequence_*) and the TF1 RNN cells it "
-        "was built on are gone with Keras 3",
-        RNN_REPLACEMENT,
-    )

@@ -209,6 +209,7 @@ def run_training(
     iterator = iter(dataset)
     last_save_time = last_log_time = time.time()
     last_saved = last_log_step = step
+    ran_unsaved = False  # steps ran since the last save (KMeans' first steps keep the step)
     loss = None
     stop = False
     if target is not None:
@@ -281,6 +282,7 @@ def run_training(
                 stop = runner.stop_requested if runner.active else stop
         if remaining is not None:
             remaining = max(remaining - ran, 0)
+        ran_unsaved = ran_unsaved or ran > 0
         if ran:
             loss = float(logs["loss"])
             step = int(logs["global_step"])
@@ -301,15 +303,17 @@ def run_training(
         )
         if saver is not None and due and step != last_saved:
             stop = saver.save(step) or stop
-            last_saved, last_save_time = step, time.time()
+            last_saved, last_save_time, ran_unsaved = step, time.time(), False
         if ran < chunk:
             break  # input exhausted
     progress.close(step, loss)
     try:
         watcher.end({"loss": loss} if loss is not None else {})
     finally:
-        # A hook or callback raising in its end() must not cost the call's training.
-        if saver is not None and step != last_saved:
+        # A hook or callback raising in its end() must not cost the call's training. Steps
+        # that left the global step as it was (k-means choosing its centers) changed
+        # variables all the same: tf.estimator 2.15 saved them at step 0 after its hook.
+        if saver is not None and (step != last_saved or ran_unsaved):
             saver.save(step, final=True)
     # Multi-worker: return on every task only once the chief's final checkpoint is saved
     # (every task ended at this step, a stop on one task included: the vote above).

@@ -102,33 +102,10 @@ def test_exporters_are_the_same_classes_at_the_top_level_and_in_export():
 # message must name)
 NOT_PROVIDED = [
     (
-        "experimental.KMeans",
-        dict(num_clusters=3, model_dir=None, initial_clusters="random",
-             distance_metric="squared_euclidean", seed=1, use_mini_batch=True,
-             mini_batch_steps_per_iteration=1, kmeans_plus_plus_num_retries=2,
-             relative_tolerance=None, config=None, feature_columns=None),
-        "sklearn.cluster.KMeans",
-    ),
-    (
         "experimental.LinearSDCA",
         dict(example_id_column="id", num_loss_partitions=1, num_table_shards=None,
              symmetric_l1_regularization=0.0, symmetric_l2_regularization=1.0, adaptive=False),
         "LinearClassifier / LinearRegressor with optimizer='Ftrl'",
-    ),
-    (
-        "experimental.RNNEstimator",
-        dict(head=None, sequence_feature_columns=[], context_feature_columns=None, units=[4],
-             cell_type="lstm", rnn_cell_fn=None, return_sequences=False, model_dir=None,
-             optimizer="Adagrad", config=None),
-        "keras.layers.LSTM",
-    ),
-    (
-        "experimental.RNNClassifier",
-        dict(sequence_feature_columns=[], context_feature_columns=None, units=[4],
-             cell_type="lstm", rnn_cell_fn=None, return_sequences=False, model_dir=None,
-             n_classes=2, weight_column=None, label_vocabulary=None, optimizer="Adagrad",
-             loss_reduction="sum_over_batch_size", sequence_mask="sequence_mask", config=None),
-        "keras.layers.LSTM",
     ),
     (
         "tpu.experimental.EmbeddingConfigSpec",
@@ -155,8 +132,14 @@ def test_not_provided_names_take_2_15_arguments_and_raise_naming_a_replacement(
     assert replacement in message
 
 
-def test_kmeans_keeps_its_2_15_class_constants():
+def test_kmeans_takes_2_15_arguments_and_keeps_its_class_constants():
     kmeans = estimator.experimental.KMeans
+    assert estimator.v1.experimental.KMeans is kmeans
+    made = kmeans(num_clusters=3, model_dir=None, initial_clusters="random",
+                  distance_metric="squared_euclidean", seed=1, use_mini_batch=True,
+                  mini_batch_steps_per_iteration=1, kmeans_plus_plus_num_retries=2,
+                  relative_tolerance=None, config=None, feature_columns=None)  # fmt: skip
+    assert isinstance(made, estimator.v1.Estimator)
     assert (kmeans.RANDOM_INIT, kmeans.KMEANS_PLUS_PLUS_INIT) == ("random", "kmeans_plus_plus")
     assert kmeans.SQUARED_EUCLIDEAN_DISTANCE == "squared_euclidean"
     assert (kmeans.CLUSTER_INDEX, kmeans.ALL_DISTANCES, kmeans.SCORE) == (

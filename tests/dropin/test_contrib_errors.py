@@ -13,11 +13,11 @@ from keras_estimator.dropin.contrib.removed import REPLACEMENTS
 from keras_estimator.migration import lookup, scan_paths
 
 v1 = tf.compat.v1
-PROVIDED_MODULES = ["cluster_resolver", "data", "framework", "layers", "metrics", "rnn", "summary",
-                    "training", "tpu"]  # fmt: skip
+PROVIDED_MODULES = ["cluster_resolver", "data", "factorization", "framework", "layers", "metrics",
+                    "rnn", "summary", "training", "tpu"]  # fmt: skip
 
 
-@pytest.mark.parametrize("module", sorted(set(REPLACEMENTS) - {"rnn", "slim"}))
+@pytest.mark.parametrize("module", sorted(set(REPLACEMENTS) - {"factorization", "rnn", "slim"}))
 def test_removed_modules_raise_naming_the_replacement(installed, module):
     replacement = REPLACEMENTS[module]
     with pytest.raises(AttributeError) as error:
