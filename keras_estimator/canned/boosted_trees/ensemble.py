@@ -28,13 +28,13 @@ class TreeEnsemble:
         nodes = num_nodes(max_depth)
 
         def variable(name, shape, dtype, value=0):
-            return _V1.get_variable(name, shape, dtype, _V1.constant_initializer(value),
-                                    trainable=False)  # fmt: skip
+            return _V1.get_variable(
+                name, shape, dtype, _V1.constant_initializer(value), trainable=False
+            )
 
         self.feature = variable("ensemble/node_feature", [n_trees, nodes], tf.int32, -1)
         self.threshold = variable("ensemble/node_threshold", [n_trees, nodes], tf.int32)
-        self.value = variable("ensemble/node_value", [n_trees, nodes, logits_dimension],
-                              tf.float32)  # fmt: skip
+        self.value = variable("ensemble/node_value", [n_trees, nodes, logits_dimension], tf.float32)
         self.gain = variable("ensemble/node_gain", [n_trees, nodes], tf.float32)
         # Growth: the tree being grown, its layers so far, and tf.estimator 2.8's counters.
         self.tree_index = variable("ensemble/tree_index", [], tf.int64)

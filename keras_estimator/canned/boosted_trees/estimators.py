@@ -8,7 +8,6 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
-import tensorflow as tf
 
 from keras_estimator.canned import canned_model_fn
 from keras_estimator.canned.boosted_trees import explanations
@@ -27,19 +26,44 @@ from keras_estimator.spec.run_config import RunConfig
 _PRUNING_MODES = ("none", "pre", "post")
 
 
-def _hparams(n_trees, max_depth, learning_rate, l1, l2, tree_complexity, min_node_weight,
-             center_bias, pruning_mode, quantile_sketch_epsilon) -> TreeHParams:  # fmt: skip
-    hparams = TreeHParams(int(n_trees), int(max_depth), float(learning_rate), float(l1),
-                          float(l2), float(tree_complexity), float(min_node_weight),
-                          bool(center_bias), pruning_mode, float(quantile_sketch_epsilon))  # fmt: skip
-    for name, value in (("n_trees", n_trees), ("max_depth", max_depth),
-                        ("learning_rate", learning_rate),
-                        ("quantile_sketch_epsilon", quantile_sketch_epsilon)):  # fmt: skip
+def _hparams(
+    n_trees,
+    max_depth,
+    learning_rate,
+    l1,
+    l2,
+    tree_complexity,
+    min_node_weight,
+    center_bias,
+    pruning_mode,
+    quantile_sketch_epsilon,
+) -> TreeHParams:
+    hparams = TreeHParams(
+        int(n_trees),
+        int(max_depth),
+        float(learning_rate),
+        float(l1),
+        float(l2),
+        float(tree_complexity),
+        float(min_node_weight),
+        bool(center_bias),
+        pruning_mode,
+        float(quantile_sketch_epsilon),
+    )
+    for name, value in (
+        ("n_trees", n_trees),
+        ("max_depth", max_depth),
+        ("learning_rate", learning_rate),
+        ("quantile_sketch_epsilon", quantile_sketch_epsilon),
+    ):
         if value <= 0:
             raise ValueError(f"Expected {name} > 0, received: {value}")
-    for name, value in (("l1_regularization", l1), ("l2_regularization", l2),
-                        ("tree_complexity", tree_complexity),
-                        ("min_node_weight", min_node_weight)):  # fmt: skip
+    for name, value in (
+        ("l1_regularization", l1),
+        ("l2_regularization", l2),
+        ("tree_complexity", tree_complexity),
+        ("min_node_weight", min_node_weight),
+    ):
         if value < 0:
             raise ValueError(f"Expected {name} >= 0, received: {value}")
     if pruning_mode not in _PRUNING_MODES:
@@ -56,8 +80,17 @@ def _hparams(n_trees, max_depth, learning_rate, l1, l2, tree_complexity, min_nod
 class _BoostedTreesBase(Estimator):
     """What the three share: the model_fn, feature importances, explanations."""
 
-    def __init__(self, feature_columns, n_batches_per_layer, head, model_dir, config, hparams,
-                 is_classification, train_in_memory=False) -> None:  # fmt: skip
+    def __init__(
+        self,
+        feature_columns,
+        n_batches_per_layer,
+        head,
+        model_dir,
+        config,
+        hparams,
+        is_classification,
+        train_in_memory=False,
+    ) -> None:
         if int(n_batches_per_layer) < 1:
             raise ValueError(
                 "n_batches_per_layer must be a positive integer: the number of batches whose "
@@ -82,9 +115,16 @@ class _BoostedTreesBase(Estimator):
 
     def _model_fn_for(self, explanations: bool) -> Callable:
         def model_fn(features, labels, mode):
-            return boosted_trees_model_fn(features, labels, mode, self._head, self._layout,
-                                          self._hparams, self._n_batches_per_layer,
-                                          explanations=explanations)  # fmt: skip
+            return boosted_trees_model_fn(
+                features,
+                labels,
+                mode,
+                self._head,
+                self._layout,
+                self._hparams,
+                self._n_batches_per_layer,
+                explanations=explanations,
+            )
 
         return model_fn
 
@@ -110,13 +150,19 @@ class _BoostedTreesBase(Estimator):
             OrderedDict([('x0', 0.71), ('x1', 0.29)])
         """
         return explanations.feature_importances(
-            self._ensemble_variable("node_feature"), self._ensemble_variable("node_gain"),
-            self._layout.names, normalize)  # fmt: skip
+            self._ensemble_variable("node_feature"),
+            self._ensemble_variable("node_gain"),
+            self._layout.names,
+            normalize,
+        )
 
     def experimental_predict_with_explanations(
-        self, input_fn: Callable, predict_keys: Any = None, hooks: Any = None,
+        self,
+        input_fn: Callable,
+        predict_keys: Any = None,
+        hooks: Any = None,
         checkpoint_path: str | None = None,
-    ) -> Iterator[dict]:  # fmt: skip
+    ) -> Iterator[dict]:
         """Predictions with `bias` and `dfc` (directional feature contributions) per example.
 
         `dfc` is an OrderedDict from column name to its contribution to the prediction
@@ -145,12 +191,16 @@ class _BoostedTreesBase(Estimator):
         explainer = Estimator(self._model_fn_for(explanations=True), self.model_dir, self.config)
         if predict_keys is not None:
             predict_keys = list({*predict_keys, LOGITS_PATH_KEY, PATH_FEATURE_IDS_KEY})
-        predictions = explainer.predict(input_fn, predict_keys=predict_keys, hooks=hooks,
-                                        checkpoint_path=checkpoint_path)  # fmt: skip
+        predictions = explainer.predict(
+            input_fn, predict_keys=predict_keys, hooks=hooks, checkpoint_path=checkpoint_path
+        )
         for prediction in predictions:
             bias, dfc = explanations.directional_contributions(
-                prediction.pop(LOGITS_PATH_KEY), prediction.pop(PATH_FEATURE_IDS_KEY),
-                self._layout.names, self._is_classification)  # fmt: skip
+                prediction.pop(LOGITS_PATH_KEY),
+                prediction.pop(PATH_FEATURE_IDS_KEY),
+                self._layout.names,
+                self._is_classification,
+            )
             prediction["bias"], prediction["dfc"] = bias, dfc
             yield prediction
 
@@ -194,16 +244,34 @@ class BoostedTreesClassifier(_BoostedTreesBase):
     ) -> None:
         if n_classes > 2 and center_bias:
             raise ValueError("center_bias not yet support with n_classes > 2.")
-        hparams = _hparams(n_trees, max_depth, learning_rate, l1_regularization,
-                           l2_regularization, tree_complexity, min_node_weight, center_bias,
-                           pruning_mode, quantile_sketch_epsilon)  # fmt: skip
+        hparams = _hparams(
+            n_trees,
+            max_depth,
+            learning_rate,
+            l1_regularization,
+            l2_regularization,
+            tree_complexity,
+            min_node_weight,
+            center_bias,
+            pruning_mode,
+            quantile_sketch_epsilon,
+        )
         # tf.estimator 2.8's heads: mean loss over the batch for two classes, and over the
         # weights for more.
         reduction = "sum_over_batch_size"
-        head = canned_model_fn.classification_head(n_classes, weight_column, label_vocabulary,
-                                                   reduction)  # fmt: skip
-        super().__init__(feature_columns, n_batches_per_layer, head, model_dir, config, hparams,
-                         True, train_in_memory)  # fmt: skip
+        head = canned_model_fn.classification_head(
+            n_classes, weight_column, label_vocabulary, reduction
+        )
+        super().__init__(
+            feature_columns,
+            n_batches_per_layer,
+            head,
+            model_dir,
+            config,
+            hparams,
+            True,
+            train_in_memory,
+        )
 
 
 class BoostedTreesRegressor(_BoostedTreesBase):
@@ -234,12 +302,29 @@ class BoostedTreesRegressor(_BoostedTreesBase):
         quantile_sketch_epsilon: float = 0.01,
         train_in_memory: bool = False,
     ) -> None:
-        hparams = _hparams(n_trees, max_depth, learning_rate, l1_regularization,
-                           l2_regularization, tree_complexity, min_node_weight, center_bias,
-                           pruning_mode, quantile_sketch_epsilon)  # fmt: skip
+        hparams = _hparams(
+            n_trees,
+            max_depth,
+            learning_rate,
+            l1_regularization,
+            l2_regularization,
+            tree_complexity,
+            min_node_weight,
+            center_bias,
+            pruning_mode,
+            quantile_sketch_epsilon,
+        )
         head = RegressionHead(label_dimension, weight_column, "sum_over_batch_size")
-        super().__init__(feature_columns, n_batches_per_layer, head, model_dir, config, hparams,
-                         False, train_in_memory)  # fmt: skip
+        super().__init__(
+            feature_columns,
+            n_batches_per_layer,
+            head,
+            model_dir,
+            config,
+            hparams,
+            False,
+            train_in_memory,
+        )
 
 
 class BoostedTreesEstimator(_BoostedTreesBase):
@@ -270,9 +355,25 @@ class BoostedTreesEstimator(_BoostedTreesBase):
         quantile_sketch_epsilon: float = 0.01,
     ) -> None:
         del weight_column  # as in 2.8: the head's own weight_column is the one used
-        hparams = _hparams(n_trees, max_depth, learning_rate, l1_regularization,
-                           l2_regularization, tree_complexity, min_node_weight, center_bias,
-                           pruning_mode, quantile_sketch_epsilon)  # fmt: skip
+        hparams = _hparams(
+            n_trees,
+            max_depth,
+            learning_rate,
+            l1_regularization,
+            l2_regularization,
+            tree_complexity,
+            min_node_weight,
+            center_bias,
+            pruning_mode,
+            quantile_sketch_epsilon,
+        )
         is_classification = isinstance(head, (BinaryClassHead, MultiClassHead))
-        super().__init__(feature_columns, n_batches_per_layer, head, model_dir, config, hparams,
-                         is_classification)  # fmt: skip
+        super().__init__(
+            feature_columns,
+            n_batches_per_layer,
+            head,
+            model_dir,
+            config,
+            hparams,
+            is_classification,
+        )

@@ -21,8 +21,7 @@ def feature_importances(
 ) -> collections.OrderedDict:
     """Gain-based importances: each split's gain added to its feature's column."""
     splits = node_feature >= 0
-    importances = np.bincount(node_feature[splits], weights=node_gain[splits],
-                              minlength=len(names))  # fmt: skip
+    importances = np.bincount(node_feature[splits], weights=node_gain[splits], minlength=len(names))
     if normalize:
         if np.any(importances < 0):
             raise ValueError(

@@ -132,6 +132,7 @@ def bucketize(
     ids = list(raw)
     for row, feature_id in enumerate(layout.numeric_ids):
         value = tf.expand_dims(raw[feature_id], 0)
-        ids[feature_id] = tf.searchsorted(boundaries[row][tf.newaxis], value, side="right",
-                                          out_type=tf.int32)[0]  # fmt: skip
+        ids[feature_id] = tf.searchsorted(
+            boundaries[row][tf.newaxis], value, side="right", out_type=tf.int32
+        )[0]
     return tf.stack(ids, axis=1)

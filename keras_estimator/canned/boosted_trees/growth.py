@@ -57,8 +57,14 @@ def _leaf_step(g: tf.Tensor, h: tf.Tensor, hp: TreeHParams) -> tf.Tensor:
 class LayerGrower:
     """Accumulators for one layer and the ops that grow the current tree from them."""
 
-    def __init__(self, ensemble: TreeEnsemble, hparams: TreeHParams, num_features: int,
-                 num_buckets: int, n_batches_per_layer: int):  # fmt: skip
+    def __init__(
+        self,
+        ensemble: TreeEnsemble,
+        hparams: TreeHParams,
+        num_features: int,
+        num_buckets: int,
+        n_batches_per_layer: int,
+    ):
         self.ensemble, self.hparams = ensemble, hparams
         self.num_features, self.num_buckets = num_features, num_buckets
         self.n_batches = n_batches_per_layer
@@ -66,14 +72,23 @@ class LayerGrower:
         dims = ensemble.logits_dimension
         zeros = _V1.zeros_initializer()
         self.stats = _V1.get_variable(
-            "growing/stats", [self.width, num_features, num_buckets, 2 * dims], tf.float32,
-            zeros, trainable=False)  # fmt: skip
+            "growing/stats",
+            [self.width, num_features, num_buckets, 2 * dims],
+            tf.float32,
+            zeros,
+            trainable=False,
+        )
         self.batches = _V1.get_variable("growing/batches", [], tf.int64, zeros, trainable=False)
-        self.bias_stats = _V1.get_variable("growing/bias_stats", [2 * dims], tf.float32, zeros,
-                                           trainable=False)  # fmt: skip
+        self.bias_stats = _V1.get_variable(
+            "growing/bias_stats", [2 * dims], tf.float32, zeros, trainable=False
+        )
         self.center_bias_needed = _V1.get_variable(
-            "center_bias_needed", [], tf.bool, _V1.constant_initializer(hparams.center_bias),
-            trainable=False)  # fmt: skip
+            "center_bias_needed",
+            [],
+            tf.bool,
+            _V1.constant_initializer(hparams.center_bias),
+            trainable=False,
+        )
 
     # ---- statistics ----
 
@@ -81,8 +96,9 @@ class LayerGrower:
         one = tf.constant(1, tf.int64)
         return tf.cast(tf.bitwise.left_shift(one, self.ensemble.layer_index) - 1, tf.int32)
 
-    def accumulate(self, buckets: tf.Tensor, nodes: tf.Tensor, gradients: tf.Tensor,
-                   hessians: tf.Tensor) -> tf.Operation:  # fmt: skip
+    def accumulate(
+        self, buckets: tf.Tensor, nodes: tf.Tensor, gradients: tf.Tensor, hessians: tf.Tensor
+    ) -> tf.Operation:
         """Adds one batch's statistics; `nodes` [batch] is each example's node in the tree."""
         position = nodes - self._layer_start()
         in_layer = (position >= 0) & (position < self.width)
@@ -171,8 +187,13 @@ class LayerGrower:
         old_feature = tf.gather_nd(ens.feature.read_value(), node_at)
         old_threshold = tf.gather_nd(ens.threshold.read_value(), node_at)
         old_gain = tf.gather_nd(ens.gain.read_value(), node_at)
-        children_at = tf.concat([tf.stack([node_at[:, 0], 2 * node + 1], 1),
-                                 tf.stack([node_at[:, 0], 2 * node + 2], 1)], 0)  # fmt: skip
+        children_at = tf.concat(
+            [
+                tf.stack([node_at[:, 0], 2 * node + 1], 1),
+                tf.stack([node_at[:, 0], 2 * node + 2], 1),
+            ],
+            0,
+        )
         old_children = tf.gather_nd(ens.value.read_value(), children_at)
         new_children = tf.concat([parent_value + step_l, parent_value + step_r], 0)
         updates = tf.group(
@@ -215,7 +236,8 @@ class LayerGrower:
             first, count = (1 << depth) - 1, 1 << depth
             nodes = tf.range(first, first + count)
             leaf_children = (tf.gather(feature, 2 * nodes + 1) < 0) & (
-                tf.gather(feature, 2 * nodes + 2) < 0)  # fmt: skip
+                tf.gather(feature, 2 * nodes + 2) < 0
+            )
             here = feature[first : first + count]
             prune = (here >= 0) & leaf_children & (gain[first : first + count] < 0)
             feature = tf.tensor_scatter_nd_update(

@@ -30,8 +30,13 @@ PATH_FEATURE_IDS_KEY = "_path_feature_ids"
 class StopAtAttemptsHook(_V1.train.SessionRunHook):
     """Stops training once `n_trees` trees are final (or twice the layers were attempted)."""
 
-    def __init__(self, num_finalized_trees: tf.Tensor, num_attempted_layers: tf.Tensor,
-                 max_trees: int, max_depth: int):  # fmt: skip
+    def __init__(
+        self,
+        num_finalized_trees: tf.Tensor,
+        num_attempted_layers: tf.Tensor,
+        max_trees: int,
+        max_depth: int,
+    ):
         self._tensors = [num_finalized_trees, num_attempted_layers]
         self._max_trees, self._max_depth = max_trees, max_depth
 
@@ -56,8 +61,9 @@ def _gradients_and_hessians(loss: tf.Tensor, logits: tf.Tensor) -> tuple[tf.Tens
     return gradients, tf.stack(columns, axis=1)
 
 
-def _train_op(features, loss, logits, buckets, raw, layout, ensemble, sample, grower,
-              hparams) -> tf.Operation:  # fmt: skip
+def _train_op(
+    features, loss, logits, buckets, raw, layout, ensemble, sample, grower, hparams
+) -> tf.Operation:
     gradients, hessians = _gradients_and_hessians(loss, logits)
 
     def add_to_quantiles():
@@ -105,8 +111,11 @@ def boosted_trees_model_fn(
         ensemble = TreeEnsemble(hparams.n_trees, hparams.max_depth, head.logits_dimension)
         sample = None
         if layout.numeric_ids:
-            sample = QuantileSample(len(layout.numeric_ids), int(1.0 / hparams.quantile_sketch_epsilon),
-                                    with_sample=mode == ModeKeys.TRAIN)  # fmt: skip
+            sample = QuantileSample(
+                len(layout.numeric_ids),
+                int(1.0 / hparams.quantile_sketch_epsilon),
+                with_sample=mode == ModeKeys.TRAIN,
+            )
         raw = features_lib.raw_features(features, layout)
         boundaries = sample.boundaries.read_value() if sample is not None else None
         buckets = features_lib.bucketize(raw, layout, boundaries)
@@ -118,13 +127,15 @@ def boosted_trees_model_fn(
                 spec.predictions[LOGITS_PATH_KEY] = logits_path
                 spec.predictions[PATH_FEATURE_IDS_KEY] = feature_ids
             return spec
-        grower = LayerGrower(ensemble, hparams, layout.num_features, layout.max_buckets,
-                             n_batches_per_layer)  # fmt: skip
+        grower = LayerGrower(
+            ensemble, hparams, layout.num_features, layout.max_buckets, n_batches_per_layer
+        )
 
     def train_op_fn(loss: tf.Tensor) -> tf.Operation:
         with _V1.name_scope(SCOPE):
-            return _train_op(features, loss, logits, buckets, raw, layout, ensemble, sample,
-                             grower, hparams)  # fmt: skip
+            return _train_op(
+                features, loss, logits, buckets, raw, layout, ensemble, sample, grower, hparams
+            )
 
     spec = head.create_estimator_spec(features, mode, logits, labels, train_op_fn=train_op_fn)
     with tf.control_dependencies([spec.train_op]):

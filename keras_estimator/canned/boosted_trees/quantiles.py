@@ -19,23 +19,41 @@ SAMPLE_CAPACITY = 20_000
 class QuantileSample:
     """The sample and the boundaries, as checkpointed variables under `boosted_trees/`."""
 
-    def __init__(self, num_features: int, num_quantiles: int, with_sample: bool = True,
-                 capacity: int = SAMPLE_CAPACITY):  # fmt: skip
+    def __init__(
+        self,
+        num_features: int,
+        num_quantiles: int,
+        with_sample: bool = True,
+        capacity: int = SAMPLE_CAPACITY,
+    ):
         self.num_quantiles = num_quantiles
         self.capacity = capacity
         zeros = _V1.zeros_initializer()
-        self.boundaries = _V1.get_variable("bucket_boundaries", [num_features, num_quantiles - 1],
-                                           tf.float32, zeros, trainable=False)  # fmt: skip
-        self.ready = _V1.get_variable("are_boundaries_ready", [], tf.bool,
-                                      _V1.constant_initializer(False), trainable=False)  # fmt: skip
+        self.boundaries = _V1.get_variable(
+            "bucket_boundaries",
+            [num_features, num_quantiles - 1],
+            tf.float32,
+            zeros,
+            trainable=False,
+        )
+        self.ready = _V1.get_variable(
+            "are_boundaries_ready", [], tf.bool, _V1.constant_initializer(False), trainable=False
+        )
         if not with_sample:  # evaluation and serving need only the boundaries
             return
-        self.values = _V1.get_variable("quantile_sample/values", [capacity, num_features],
-                                       tf.float32, zeros, trainable=False)  # fmt: skip
-        self.keys = _V1.get_variable("quantile_sample/keys", [capacity], tf.float32,
-                                     _V1.constant_initializer(float("inf")), trainable=False)  # fmt: skip
-        self.batches = _V1.get_variable("quantile_sample/batches", [], tf.int64, zeros,
-                                        trainable=False)  # fmt: skip
+        self.values = _V1.get_variable(
+            "quantile_sample/values", [capacity, num_features], tf.float32, zeros, trainable=False
+        )
+        self.keys = _V1.get_variable(
+            "quantile_sample/keys",
+            [capacity],
+            tf.float32,
+            _V1.constant_initializer(float("inf")),
+            trainable=False,
+        )
+        self.batches = _V1.get_variable(
+            "quantile_sample/batches", [], tf.int64, zeros, trainable=False
+        )
 
     def add(self, values: tf.Tensor) -> tf.Operation:
         """Adds a [batch, features] batch; returns the op."""
