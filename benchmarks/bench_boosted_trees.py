@@ -60,22 +60,36 @@ def classification(n_train: int, n_test: int, trees: int, depth: int, seed: int)
     x_train, y_train, x_test, y_test = x[:n_train], y[:n_train], x[n_train:], y[n_train:]
     with tempfile.TemporaryDirectory() as model_dir:
         est = estimator.BoostedTreesClassifier(
-            _columns(10), n_batches_per_layer=1, model_dir=model_dir, n_trees=trees,
-            max_depth=depth, learning_rate=0.1, center_bias=True,
-        )  # fmt: skip
+            _columns(10),
+            n_batches_per_layer=1,
+            model_dir=model_dir,
+            n_trees=trees,
+            max_depth=depth,
+            learning_rate=0.1,
+            center_bias=True,
+        )
         seconds = _train(est, x_train, y_train)
         ours = est.evaluate(_input_fn(x_test, y_test), steps=1)["accuracy"]
         importances = est.experimental_feature_importances(normalize=True)
     hist = HistGradientBoostingClassifier(
-        max_iter=trees, max_depth=depth, learning_rate=0.1, max_leaf_nodes=None,
-        early_stopping=False, random_state=seed,
-    )  # fmt: skip
+        max_iter=trees,
+        max_depth=depth,
+        learning_rate=0.1,
+        max_leaf_nodes=None,
+        early_stopping=False,
+        random_state=seed,
+    )
     start = time.perf_counter()
     hist.fit(x_train, y_train)
     hist_seconds = time.perf_counter() - start
     theirs = float((hist.predict(x_test) == y_test).mean())
-    return {"ours": float(ours), "theirs": theirs, "seconds": seconds,
-            "hist_seconds": hist_seconds, "importances": importances}  # fmt: skip
+    return {
+        "ours": float(ours),
+        "theirs": theirs,
+        "seconds": seconds,
+        "hist_seconds": hist_seconds,
+        "importances": importances,
+    }
 
 
 def regression(n_train: int, n_test: int, trees: int, depth: int, seed: int) -> dict:
@@ -84,24 +98,38 @@ def regression(n_train: int, n_test: int, trees: int, depth: int, seed: int) -> 
     x_train, y_train, x_test, y_test = x[:n_train], y[:n_train], x[n_train:], y[n_train:]
     with tempfile.TemporaryDirectory() as model_dir:
         est = estimator.BoostedTreesRegressor(
-            _columns(10), n_batches_per_layer=1, model_dir=model_dir, n_trees=trees,
-            max_depth=depth, learning_rate=0.1, center_bias=True,
-        )  # fmt: skip
+            _columns(10),
+            n_batches_per_layer=1,
+            model_dir=model_dir,
+            n_trees=trees,
+            max_depth=depth,
+            learning_rate=0.1,
+            center_bias=True,
+        )
         seconds = _train(est, x_train, y_train)
         batches = est.predict(_input_fn(x_test, y_test, repeat=False), yield_single_examples=False)
         predictions = np.concatenate([batch["predictions"] for batch in batches])
         ours = float(np.sqrt(np.mean((predictions[:, 0] - y_test) ** 2)))
         importances = est.experimental_feature_importances(normalize=True)
     hist = HistGradientBoostingRegressor(
-        max_iter=trees, max_depth=depth, learning_rate=0.1, max_leaf_nodes=None,
-        early_stopping=False, random_state=seed,
-    )  # fmt: skip
+        max_iter=trees,
+        max_depth=depth,
+        learning_rate=0.1,
+        max_leaf_nodes=None,
+        early_stopping=False,
+        random_state=seed,
+    )
     start = time.perf_counter()
     hist.fit(x_train, y_train)
     hist_seconds = time.perf_counter() - start
     theirs = float(np.sqrt(np.mean((hist.predict(x_test) - y_test) ** 2)))
-    return {"ours": ours, "theirs": theirs, "seconds": seconds, "hist_seconds": hist_seconds,
-            "importances": importances}  # fmt: skip
+    return {
+        "ours": ours,
+        "theirs": theirs,
+        "seconds": seconds,
+        "hist_seconds": hist_seconds,
+        "importances": importances,
+    }
 
 
 def main() -> None:
@@ -116,14 +144,18 @@ def main() -> None:
     shape = f"{args.trees} trees, depth {args.depth}, {args.train} train / {args.test} test"
     c = classification(args.train, args.test, args.trees, args.depth, args.seed)
     print(f"classification (hastie_10_2, {shape})")
-    print(f"  accuracy: BoostedTreesClassifier {c['ours']:.4f}, HistGradientBoosting "
-          f"{c['theirs']:.4f}, ratio {c['ours'] / c['theirs']:.3f} (done when >= 0.98)")  # fmt: skip
+    print(
+        f"  accuracy: BoostedTreesClassifier {c['ours']:.4f}, HistGradientBoosting "
+        f"{c['theirs']:.4f}, ratio {c['ours'] / c['theirs']:.3f} (done when >= 0.98)"
+    )
     print(f"  training s: {c['seconds']:.1f} vs {c['hist_seconds']:.2f}")
     print(f"  importances: {dict((k, round(v, 3)) for k, v in c['importances'].items())}")
     r = regression(args.train, args.test, args.trees, args.depth, args.seed)
     print(f"regression (friedman1, noise 1.0, {shape})")
-    print(f"  RMSE: BoostedTreesRegressor {r['ours']:.4f}, HistGradientBoosting "
-          f"{r['theirs']:.4f}, ratio {r['ours'] / r['theirs']:.3f} (done when <= 1.05)")  # fmt: skip
+    print(
+        f"  RMSE: BoostedTreesRegressor {r['ours']:.4f}, HistGradientBoosting "
+        f"{r['theirs']:.4f}, ratio {r['ours'] / r['theirs']:.3f} (done when <= 1.05)"
+    )
     print(f"  training s: {r['seconds']:.1f} vs {r['hist_seconds']:.2f}")
     print(f"  importances: {dict((k, round(v, 3)) for k, v in r['importances'].items())}")
 

@@ -2,8 +2,8 @@
 
 `install()` puts this package at `tf.compat.v1.contrib` (and `tensorflow.contrib` for
 `from tensorflow.contrib import layers`). It provides `tpu`, `cluster_resolver`, `data`,
-`layers`, `framework`, `training` (HParams), `metrics`, `rnn`, `summary` (for TPU
-host_calls), and `slim` when the tf-slim
+`estimator` (BoostedTrees' in-memory trainers), `layers`, `framework`, `training`
+(HParams), `metrics`, `rnn`, `summary` (for TPU host_calls), and `slim` when the tf-slim
 package is installed. Every other part of `tf.contrib` raises an error naming the
 replacement; `keras-estimator check` lists the same facts.
 
@@ -21,8 +21,8 @@ from typing import Any
 
 from keras_estimator.dropin.contrib.removed import removed_module_message
 
-PROVIDED = ("cluster_resolver", "data", "framework", "layers", "metrics", "rnn", "slim",
-            "summary", "training", "tpu")  # fmt: skip
+PROVIDED = ("cluster_resolver", "data", "estimator", "framework", "layers", "metrics", "rnn",
+            "slim", "summary", "training", "tpu")  # fmt: skip
 
 
 def submodules() -> dict[str, ModuleType]:

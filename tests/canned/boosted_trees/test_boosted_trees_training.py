@@ -40,7 +40,8 @@ def test_train_again_after_the_last_tree_changes_no_tree(classifier, data):
     classifier.train(train_input(x, y), steps=5)
     assert classifier.get_variable_value("global_step") <= step + 5
     np.testing.assert_array_equal(
-        classifier.get_variable_value("boosted_trees/ensemble/node_value"), before)
+        classifier.get_variable_value("boosted_trees/ensemble/node_value"), before
+    )
 
 
 def test_classifier_predictions_have_the_binary_head_keys(classifier, data):
@@ -100,7 +101,8 @@ def test_indicator_columns_split_per_category(tmp_path):
     color = rng.randint(0, 4, 800)
     y = (color == 2).astype("int32")
     column = tf.feature_column.indicator_column(
-        tf.feature_column.categorical_column_with_identity("color", 4))
+        tf.feature_column.categorical_column_with_identity("color", 4)
+    )
     est = estimator.BoostedTreesClassifier(
         [column], n_batches_per_layer=1, model_dir=str(tmp_path), n_trees=3, max_depth=2,
         learning_rate=0.5,
