@@ -42,34 +42,41 @@ class TreeEnsemble:
         self.num_finalized_trees = variable("ensemble/num_finalized_trees", [], tf.int64)
         self.num_attempted_layers = variable("ensemble/num_attempted_layers", [], tf.int64)
 
-    def walk(self, buckets: tf.Tensor, depth: int | None = None) -> tf.Tensor:
-        """[batch, trees, depth + 1] node ids along each example's path in every tree."""
-        feature = self.feature.read_value()
-        threshold = self.threshold.read_value()
-        batch = tf.shape(buckets)[0]
-        trees = tf.range(self.n_trees)[tf.newaxis, :] + tf.zeros([batch, 1], tf.int32)
-        node = tf.zeros([batch, self.n_trees], tf.int32)
+    def grown_trees(self) -> tf.Tensor:
+        """How many trees may hold values: those finished and the one growing."""
+        return tf.minimum(tf.cast(self.tree_index, tf.int32) + 1, self.n_trees)
+
+    def walk(self, buckets: tf.Tensor, num_trees: tf.Tensor | None = None) -> tf.Tensor:
+        """[batch, trees, depth + 1] node ids along each example's path in the first trees.
+
+        Only `num_trees` trees are walked (all by default): the others are empty.
+        """
+        count = self.n_trees if num_trees is None else num_trees
+        per_tree = num_nodes(self.max_depth)
+        feature = tf.reshape(self.feature.read_value()[:count], [-1])
+        threshold = tf.reshape(self.threshold.read_value()[:count], [-1])
+        offset = tf.range(count) * per_tree
+        node = tf.zeros([tf.shape(buckets)[0], count], tf.int32)
         path = [node]
-        for _ in range(self.max_depth if depth is None else depth):
-            at = tf.stack([trees, node], axis=-1)
-            split_feature = tf.gather_nd(feature, at)
-            is_split = split_feature >= 0
-            bucket = tf.gather(buckets, tf.maximum(split_feature, 0), axis=1, batch_dims=1)
-            child = tf.where(bucket <= tf.gather_nd(threshold, at), 2 * node + 1, 2 * node + 2)
-            node = tf.where(is_split, child, node)
+        for _ in range(self.max_depth):
+            at = node + offset
+            split_feature = tf.gather(feature, at)
+            bucket = tf.gather(buckets, tf.maximum(split_feature, 0), batch_dims=1)
+            child = tf.where(bucket <= tf.gather(threshold, at), 2 * node + 1, 2 * node + 2)
+            node = tf.where(split_feature >= 0, child, node)
             path.append(node)
         return tf.stack(path, axis=-1)
 
     def node_values(self, nodes: tf.Tensor) -> tf.Tensor:
         """[batch, trees, ..., logits]: the value of `nodes` ([batch, trees, ...])."""
-        trees = tf.range(self.n_trees)
-        trees = tf.reshape(trees, [1, self.n_trees] + [1] * (nodes.shape.rank - 2))
-        trees = trees + tf.zeros_like(nodes)
-        return tf.gather_nd(self.value.read_value(), tf.stack([trees, nodes], axis=-1))
+        count = tf.shape(nodes)[1]
+        values = tf.reshape(self.value.read_value()[:count], [-1, self.logits_dimension])
+        offset = tf.range(count) * num_nodes(self.max_depth)
+        offset = tf.reshape(offset, [1, -1] + [1] * (nodes.shape.rank - 2))
+        return tf.gather(values, nodes + offset)
 
-    def logits(self, buckets: tf.Tensor) -> tf.Tensor:
-        """[batch, logits]: the sum over trees of the leaf each example reaches."""
-        leaves = self.walk(buckets)[:, :, -1]
+    def logits(self, leaves: tf.Tensor) -> tf.Tensor:
+        """[batch, logits]: the sum over trees of the leaves examples reach ([batch, trees])."""
         return tf.reduce_sum(self.node_values(leaves), axis=1)
 
     def explanation_paths(self, buckets: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:

@@ -62,7 +62,7 @@ def _gradients_and_hessians(loss: tf.Tensor, logits: tf.Tensor) -> tuple[tf.Tens
 
 
 def _train_op(
-    features, loss, logits, buckets, raw, layout, ensemble, sample, grower, hparams
+    loss, logits, leaves, buckets, raw, layout, ensemble, sample, grower, hparams
 ) -> tf.Operation:
     gradients, hessians = _gradients_and_hessians(loss, logits)
 
@@ -76,9 +76,7 @@ def _train_op(
             return tf.cond(grower.layer_ready(), grower.center_bias, tf.no_op)
 
     def grow():
-        paths = ensemble.walk(buckets)
-        tree = tf.cast(ensemble.tree_index, tf.int32)
-        nodes = tf.gather(paths[:, :, -1], tree, axis=1)
+        nodes = tf.gather(leaves, tf.cast(ensemble.tree_index, tf.int32), axis=1)
         with tf.control_dependencies([grower.accumulate(buckets, nodes, gradients, hessians)]):
             return tf.cond(grower.layer_ready(), grower.grow_layer, tf.no_op)
 
@@ -119,7 +117,8 @@ def boosted_trees_model_fn(
         raw = features_lib.raw_features(features, layout)
         boundaries = sample.boundaries.read_value() if sample is not None else None
         buckets = features_lib.bucketize(raw, layout, boundaries)
-        logits = ensemble.logits(buckets)
+        leaves = ensemble.walk(buckets, ensemble.grown_trees())[:, :, -1]
+        logits = ensemble.logits(leaves)
         if mode != ModeKeys.TRAIN:
             spec = head.create_estimator_spec(features, mode, logits, labels)
             if explanations:
@@ -134,7 +133,7 @@ def boosted_trees_model_fn(
     def train_op_fn(loss: tf.Tensor) -> tf.Operation:
         with _V1.name_scope(SCOPE):
             return _train_op(
-                features, loss, logits, buckets, raw, layout, ensemble, sample, grower, hparams
+                loss, logits, leaves, buckets, raw, layout, ensemble, sample, grower, hparams
             )
 
     spec = head.create_estimator_spec(features, mode, logits, labels, train_op_fn=train_op_fn)

@@ -113,7 +113,10 @@ def test_indicator_columns_split_per_category(tmp_path):
     assert list(est.experimental_feature_importances()) == ["color"]
 
 
-@pytest.mark.parametrize("pruning_mode", ["pre", "post"])
+@pytest.mark.parametrize(
+    "pruning_mode",
+    [pytest.param("pre", marks=pytest.mark.slow), "post"],  # one in the fast tier
+)
 def test_pruning_removes_splits_of_too_little_gain(data, tmp_path, pruning_mode):
     x, _, target = data["train"]
     y = (target > np.median(target)).astype("int32")  # an XOR's first split has no gain
