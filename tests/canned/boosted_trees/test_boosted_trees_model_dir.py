@@ -2,7 +2,6 @@
 its SavedModel serves with plain TensorFlow."""
 
 import numpy as np
-import pytest
 import tensorflow as tf
 from bt_data import columns, eval_input, features, predict_input, train_input
 
@@ -18,17 +17,6 @@ def make(model_dir):
     )  # fmt: skip
 
 
-def test_a_new_estimator_resumes_a_model_dir_and_finishes_its_trees(data, tmp_path):
-    x, _, target = data["train"]
-    make(tmp_path).train(train_input(x, target), max_steps=9)  # stopped inside a tree
-    resumed = make(tmp_path)
-    assert resumed.get_variable_value("boosted_trees/ensemble/num_finalized_trees") < 4
-    resumed.train(train_input(x, target))
-    assert resumed.get_variable_value("boosted_trees/ensemble/num_finalized_trees") == 4
-    assert resumed.get_variable_value("boosted_trees/ensemble/num_attempted_layers") == 4 * 2
-
-
-@pytest.mark.slow  # four train() calls and two evaluations: ~25 s on 2 cores
 def test_a_model_dir_resumes_to_the_trees_of_one_run(data, tmp_path):
     x, _, target = data["train"]
     # Every batch is the whole table: each train() call restarts input_fn, and the batches a
