@@ -25,7 +25,8 @@ check_environment_variables()  # TF_USE_LEGACY_KERAS / KERAS_BACKEND: fail at im
 
 _SUBMODULES = ("canned", "experimental", "export", "inputs", "tpu", "v1")
 _CANNED = (
-    "BaselineClassifier", "BaselineEstimator", "BaselineRegressor", "DNNClassifier", "DNNEstimator",
+    "BaselineClassifier", "BaselineEstimator", "BaselineRegressor", "BoostedTreesClassifier",
+    "BoostedTreesEstimator", "BoostedTreesRegressor", "DNNClassifier", "DNNEstimator",
     "DNNLinearCombinedClassifier", "DNNLinearCombinedEstimator", "DNNLinearCombinedRegressor",
     "DNNRegressor", "LinearClassifier", "LinearEstimator", "LinearRegressor", "add_metrics",
     "classifier_parse_example_spec", "regressor_parse_example_spec",

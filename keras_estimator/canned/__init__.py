@@ -6,6 +6,11 @@ from keras_estimator.canned.baseline import (
     BaselineEstimator,
     BaselineRegressor,
 )
+from keras_estimator.canned.boosted_trees import (
+    BoostedTreesClassifier,
+    BoostedTreesEstimator,
+    BoostedTreesRegressor,
+)
 from keras_estimator.canned.dnn import DNNClassifier, DNNEstimator, DNNRegressor
 from keras_estimator.canned.dnn_linear_combined import (
     DNNLinearCombinedClassifier,
@@ -22,6 +27,9 @@ __all__ = [
     "BaselineClassifier",
     "BaselineEstimator",
     "BaselineRegressor",
+    "BoostedTreesClassifier",
+    "BoostedTreesEstimator",
+    "BoostedTreesRegressor",
     "DNNClassifier",
     "DNNEstimator",
     "DNNLinearCombinedEstimator",

@@ -24,7 +24,7 @@ def model_fn(features, labels, mode):
     return tf.estimator.EstimatorSpec(mode, loss=tf.losses.mean_squared_error(labels, net))
 
 est = tf.estimator.tpu.TPUEstimator(model_fn, use_tpu=False)
-trees = tf.estimator.BoostedTreesClassifier([], 1)
+forest = tf.contrib.tensor_forest.RandomForestGraphs(None)
 other = dnn.DNNClassifier([4], [])
 """
 
@@ -48,8 +48,8 @@ def test_scan_follows_imports_and_reports_status_with_replacements(tmp_path):
     assert found[(12, "tf.train.AdamOptimizer")].status == "supported"
     assert found[(13, "tf.estimator.EstimatorSpec")].status == "supported"
     assert found[(15, "tf.estimator.tpu.TPUEstimator")].status == "caveat"
-    trees = found[(16, "tf.estimator.BoostedTreesClassifier")]
-    assert trees.status == "unsupported" and "Decision Forests" in trees.replacement
+    forest = found[(16, "tf.contrib.tensor_forest.RandomForestGraphs")]
+    assert forest.status == "unsupported" and "Decision Forests" in forest.replacement
     assert found[(17, "tf.estimator.DNNClassifier")].status == "supported"  # via an alias
 
 
@@ -74,7 +74,7 @@ def test_check_command_text_json_notebooks_and_exit_status(tmp_path):
     report = json.loads(result.stdout)
     assert report["exit_status"] == 1
     unsupported = {f["api"] for f in report["findings"] if f["status"] == "unsupported"}
-    assert unsupported == {"tf.estimator.BoostedTreesClassifier"}
+    assert unsupported == {"tf.contrib.tensor_forest.RandomForestGraphs"}
 
     notebook = tmp_path / "nb.ipynb"
     notebook.write_text(json.dumps({"cells": [

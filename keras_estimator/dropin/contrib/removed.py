@@ -12,8 +12,6 @@ from typing import Any
 # tf.contrib module -> what to use instead (the modules keras_estimator does not provide).
 REPLACEMENTS: dict[str, str] = {
     "learn": "tf.estimator (keras_estimator): Estimator, canned estimators, train_and_evaluate",
-    "estimator": "tf.estimator / tf.estimator.experimental (e.g. add_metrics, "
-    "stop_if_no_increase_hook)",
     "opt": "keras.optimizers (e.g. AdamW, Lion) or tf.compat.v1.train optimizers",
     "distribute": "tf.distribute strategies in RunConfig(train_distribute=...)",
     "seq2seq": "keras layers (keras.layers.Attention, keras.layers.RNN) or tensorflow-addons' "
@@ -44,7 +42,8 @@ REPLACEMENTS: dict[str, str] = {
     "timeseries": "keras models over tf.data windows",
     "factorization": "keras models (e.g. an embedding dot product)",
     "tensor_forest": "TensorFlow Decision Forests (tensorflow_decision_forests)",
-    "boosted_trees": "TensorFlow Decision Forests (tensorflow_decision_forests)",
+    "boosted_trees": "tf.estimator.BoostedTreesClassifier / BoostedTreesRegressor "
+    "(keras_estimator), or TensorFlow Decision Forests",
 }
 
 # Modules keras_estimator provides: what to use instead of their inner module paths
@@ -60,6 +59,8 @@ INNER_REPLACEMENTS: dict[str, str] = {
     "summary": "tf.summary",
     "rnn": "tf.contrib.rnn's public names (TensorFlow's TF1 cells, also tf.compat.v1.nn.rnn_cell "
     "under install()) or keras.layers (LSTMCell, GRUCell, RNN, LayerNormalization)",
+    "estimator": "tf.estimator / tf.estimator.experimental (e.g. add_metrics, "
+    "stop_if_no_increase_hook)",
 }
 
 _DEFAULT = "the TF 2 migration guide's replacement for this module (see `keras-estimator check`)"
