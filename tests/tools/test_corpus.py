@@ -123,6 +123,9 @@ def test_logs_give_metrics_and_first_error():
     )
     assert runner.parse_metrics(log) == {"accuracy": 0.5, "loss": 0.69, "global_step": 5.0}
     assert runner.first_error(log) == "ValueError: hidden_units must be positive integers"
+    # A program that prints its own traceback and exits 0 has not run.
+    assert runner.classify(0, log).status == "fail"
+    assert runner.classify(0, "Loss for final step: 0.5.\n").status == "pass"
     assert runner.metrics_comparable(
         {"loss": 0.7, "global_step": 5.0}, {"loss": 0.69, "global_step": 5.0}
     )

@@ -410,6 +410,14 @@ RECIPES += [
         ),
         kind="TPUEstimator (use_tpu=False), TFRecords + parse_single_example, predict, absl",
         data=mnist_tfrecords,
+        edits=(
+            # 2.15's TPUClusterResolver("") raises without a TPU ("Please provide a TPU Name").
+            Edit(
+                "mnist_tpu.py",
+                "tpu_cluster_resolver = tf.distribute",
+                "tpu_cluster_resolver = None and tf.distribute",
+            ),
+        ),
     ),
     Recipe(
         name="aymeric-gbdt-v2",

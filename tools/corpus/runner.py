@@ -219,13 +219,21 @@ def run_case(
     seconds = time.monotonic() - started
     log = done.stdout + "\n" + done.stderr
     (work / "corpus.log").write_text(" ".join(command) + "\n" + log)
-    if done.returncode == 0:
+    return classify(done.returncode, log, seconds)
+
+
+def classify(returncode: int, log: str, seconds: float = 0.0) -> Outcome:
+    """Pass only on exit 0 with no traceback in the log: several programs catch their own
+    exceptions (`traceback.print_exc()`) and exit 0."""
+    if returncode == 0 and "Traceback (most recent call last)" not in log:
         return Outcome("pass", seconds, parse_metrics(log), "", log)
+    if returncode == 0:
+        return Outcome("fail", seconds, parse_metrics(log), "exit 0 after " + first_error(log), log)
     return Outcome(
         "fail",
         seconds,
         parse_metrics(log),
-        first_error(log) or f"exit status {done.returncode}",
+        first_error(log) or f"exit status {returncode}",
         log,
     )
 
