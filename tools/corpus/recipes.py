@@ -717,3 +717,135 @@ RECIPES += [
         note="needs tf.contrib.boosted_trees: no small edit runs it on 2.15",
     ),
 ]
+
+
+def youtube8m_tfrecords(work: Path) -> None:
+    features = {
+        "video_id": g.strings(["v1", "v2", "v3"]),
+        "labels": g.var_ints(0, 4716, 3),
+        "mean_rgb": g.floats(1024),
+        "mean_audio": g.floats(128),
+    }
+    g.tfrecord_file(work / "data/train-1.tfrecord", features, rows=64, seed=1)
+    g.tfrecord_file(work / "data/eval-1.tfrecord", features, rows=32, seed=2)
+
+
+def triplet_data(work: Path) -> None:
+    mnist_loader(work)
+
+
+RECIPES += [
+    Recipe(
+        name="tda-youtube8m-video",
+        repo=TDA[0],
+        commit=TDA[1],
+        folder="courses/machine_learning/asl/open_project/ASL_youtube8m_models/video",
+        entry="trainer/task.py",
+        args=(
+            "--train_file_pattern=data/train-*",
+            "--eval_file_pattern=data/eval-*",
+            "--output_dir={work}/model",
+            "--batch_size=8",
+            "--train_steps=10",
+            "--hidden_units=32 16",
+            "--start_delay_secs=1",
+            "--throttle_secs=1",
+        ),
+        kind="queue input (string_input_producer + shuffle_batch), TFRecords VarLen, "
+        "contrib optimize_loss, train_and_evaluate",
+        data=youtube8m_tfrecords,
+        edits=(tf1("trainer/task.py"), tf1("trainer/model.py")),
+        note="needs tf.contrib.layers.optimize_loss: no small edit runs it on 2.15",
+    ),
+    Recipe(
+        name="cmls-tpu-triplet-template",
+        repo=CMLS[0],
+        commit=CMLS[1],
+        folder="tpu/templates/tpu_triplet_loss_estimator",
+        entry="trainer.py",
+        args=("--model-dir", "{work}/model", "--max-steps", "10"),
+        kind="TPUEstimator template, contrib.losses.metric_learning, projector (probe)",
+        data=triplet_data,
+        edits=(
+            tf1("trainer.py"),
+            Edit("trainer.py", "tf.keras.datasets.mnist", "corpus_mnist"),
+            Edit(
+                "trainer.py",
+                "import tensorflow.compat.v1 as tf\n",
+                "import tensorflow.compat.v1 as tf\nimport corpus_mnist\n",
+            ),
+            Edit("trainer.py", "tf.contrib.data.AUTOTUNE", "tf.data.experimental.AUTOTUNE"),
+        ),
+        note="keras.datasets download replaced; needs tf.contrib.losses on 2.15",
+    ),
+]
+
+
+def babyweight_csvs_without_key(work: Path) -> None:
+    columns = {
+        "weight_pounds": g.uniform(4, 10),
+        "is_male": g.choice(["True", "False", "Unknown"]),
+        "mother_age": g.integer(16, 45),
+        "plurality": g.choice(["Single(1)", "Twins(2)", "Multiple(2+)"]),
+        "gestation_weeks": g.integer(30, 42),
+    }
+    for split, seed in (("train", 1), ("eval", 2)):
+        g.csv_file(
+            work / f"babyweight/preproc/{split}.csv-00000-of-00001",
+            columns,
+            rows=128,
+            header=False,
+            seed=seed,
+        )
+
+
+BABYWEIGHT_ARGS = (
+    "--bucket={work}",
+    "--output_dir={work}/model",
+    "--batch_size=32",
+    "--train_examples=1",
+    "--eval_steps=2",
+)
+
+RECIPES += [
+    Recipe(
+        name="tda-babyweight-review",
+        repo=TDA[0],
+        commit=TDA[1],
+        folder=f"{DEEPDIVE}/05_review/babyweight",
+        entry="-m trainer.task",
+        args=BABYWEIGHT_ARGS,
+        kind="DNNLinearCombinedRegressor, contrib.estimator.add_metrics, embeddings, CSV",
+        data=babyweight_csvs_without_key,
+        edits=(
+            tf1("trainer/model.py"),
+            tf1("trainer/task.py"),
+            Edit("trainer/model.py", '"gs://{}/babyweight', '"{}/babyweight'),
+            Edit(
+                "trainer/model.py", "tf.contrib.estimator.add_metrics", "tf.estimator.add_metrics"
+            ),
+        ),
+        note="data read from gs://BUCKET: the edit points it at a local folder",
+    ),
+    Recipe(
+        name="tfet-eval-pipeline-trainer",
+        repo=TFET[0],
+        commit=TFET[1],
+        folder="00_Miscellaneous/model_evaluation_pipeline",
+        entry="trainer/task.py",
+        args=BABYWEIGHT_ARGS,
+        kind="contrib.learn learn_runner import, add_metrics/forward_features (probe), CSV",
+        data=babyweight_csvs,
+        edits=(
+            tf1("trainer/model.py"),
+            tf1("trainer/task.py"),
+            Edit("trainer/model.py", "'gs://{}/babyweight", "'{}/babyweight"),
+            Edit(
+                "trainer/task.py",
+                "from tensorflow.contrib.learn.python.learn import learn_runner\n",
+                "",
+            ),
+        ),
+        note="needs tf.contrib.estimator.forward_features on 2.15",
+    ),
+]
