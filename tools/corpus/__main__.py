@@ -51,6 +51,7 @@ def _run(args: argparse.Namespace) -> int:
             outcomes[case] = runner.run_case(
                 recipe, case, args.checkouts, args.work, pythons, args.timeout
             )
+            runner.save(outcomes[case], args.work / recipe.name / f"{case}.json")
             print(
                 f"{recipe.name:40s} {case:11s} {outcomes[case].status:8s} "
                 f"{outcomes[case].seconds:6.1f}s {outcomes[case].error[:100]}",
@@ -91,7 +92,10 @@ def _table(args: argparse.Namespace) -> int:
             if outcome is None and case == "edited" and not recipe.edits:
                 outcome = outcomes.get("unmodified")
             log_file = folder / case / "corpus.log"
-            if outcome is not None and outcome.status == "pass" and log_file.exists():
+            exit_0 = outcome is not None and (
+                outcome.status == "pass" or outcome.error.startswith("exit 0 after")
+            )
+            if exit_0 and log_file.exists():
                 # Outcomes saved before exit-0-after-a-traceback counted as a failure.
                 outcome = runner.classify(0, log_file.read_text(), outcome.seconds)
             if outcome is not None:
