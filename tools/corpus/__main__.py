@@ -98,6 +98,8 @@ def _table(args: argparse.Namespace) -> int:
             if exit_0 and log_file.exists():
                 # Outcomes saved before exit-0-after-a-traceback counted as a failure.
                 outcome = runner.classify(0, log_file.read_text(), outcome.seconds)
+            if outcome is not None and log_file.exists():
+                outcome.metrics = runner.parse_metrics(log_file.read_text())
             if outcome is not None:
                 outcomes[case] = outcome
         if not outcomes:

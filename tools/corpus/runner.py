@@ -140,7 +140,7 @@ def parse_metrics(log: str) -> dict[str, float]:
     losses = _FINAL_LOSS_LINE.findall(log)
     if losses:
         try:
-            metrics["train_loss"] = float(losses[-1])
+            metrics["train_loss"] = float(losses[-1].rstrip("."))
         except ValueError:
             pass
         saves = _SAVE_LINE.findall(log)
