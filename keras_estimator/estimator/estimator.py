@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import functools
 import logging
+import math
 import os
 import tempfile
 from collections.abc import Callable, Iterator
@@ -328,6 +329,12 @@ class Estimator:
             raise ValueError(f"Must specify steps > 0, given: {steps}")
         if max_steps is not None and max_steps <= 0:
             raise ValueError(f"Must specify max_steps > 0, given: {max_steps}")
+        # Scripts compute step counts by division (`examples * 1000 / batch_size`); 2.15's
+        # StopAtStepHook stopped at the first global step >= the float, i.e. its ceiling.
+        if steps is not None and steps != int(steps):
+            steps = math.ceil(steps)
+        if max_steps is not None and max_steps != int(max_steps):
+            max_steps = math.ceil(max_steps)
         hooks, callbacks = validate_hooks(hooks)
         listeners = validate_listeners(saving_listeners)
         if self._serves_the_chief():

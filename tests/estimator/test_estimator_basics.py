@@ -78,6 +78,17 @@ def test_steps_adds_and_max_steps_is_absolute(tmp_path, toy_data, caplog):
     assert est.get_variable_value("global_step") == 20
 
 
+def test_float_step_counts_train_to_their_ceiling_as_2_15_did(tmp_path, toy_data):
+    # Found by the corpus (a trainer passes max_steps=examples * 1000 / batch_size).
+    x, y = toy_data
+    est = make_estimator(tmp_path)
+    train_fn = dataset_input_fn(x, y, 16, repeat=True)
+    est.train(train_fn, max_steps=3.25)
+    assert est.get_variable_value("global_step") == 4
+    est.train(train_fn, steps=1.5)
+    assert est.get_variable_value("global_step") == 6
+
+
 @pytest.mark.parametrize(
     "kwargs, message",
     [

@@ -1,0 +1,162 @@
+"""The corpus tool (tools/corpus) on a tiny program of our own: a recipe's data and edits land
+in a fresh copy, the program runs through `keras-estimator run` (and on the tf.estimator 2.15
+venv where it exists), and the table reads the final evaluation dict and the first error."""
+
+import os
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+# tools/ sits beside the package, outside what pytest puts on sys.path.
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from tools.corpus import datagen, runner, table  # noqa: E402
+from tools.corpus.recipe import Edit, Recipe  # noqa: E402
+
+REFERENCE_PYTHON = "/tmp/venv215/bin/python"
+
+# Ours, written for this test: a TF 1.x-style script (tf.logging, tf.layers, a custom model_fn)
+# that reads a CSV and evaluates.
+PROGRAM = """
+import numpy as np
+import tensorflow as tf
+
+tf.logging.set_verbosity(tf.logging.INFO)
+STEPS = 1000
+
+
+def model_fn(features, labels, mode):
+    logits = tf.layers.dense(features["x"], 2)
+    loss = tf.losses.sparse_softmax_cross_entropy(labels, logits)
+    train_op = tf.train.GradientDescentOptimizer(0.1).minimize(
+        loss, global_step=tf.train.get_global_step())
+    accuracy = tf.metrics.accuracy(labels, tf.argmax(logits, 1))
+    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op,
+                                      eval_metric_ops={"accuracy": accuracy})
+
+
+data = np.loadtxt("data/points.csv", delimiter=",", skiprows=1, dtype=np.float32)
+features, labels = {"x": data[:, :2]}, data[:, 2].astype(np.int32)
+input_fn = tf.estimator.inputs.numpy_input_fn(features, labels, batch_size=8,
+                                              num_epochs=None, shuffle=False)
+eval_fn = tf.estimator.inputs.numpy_input_fn(features, labels, batch_size=8,
+                                             num_epochs=1, shuffle=False)
+est = tf.estimator.Estimator(model_fn, model_dir="model")
+est.train(input_fn, steps=STEPS)
+print(est.evaluate(eval_fn))
+"""
+
+
+def points(work: Path) -> None:
+    datagen.csv_file(
+        work / "data/points.csv",
+        {"a": datagen.uniform(), "b": datagen.uniform(), "y": datagen.integer(0, 2)},
+        rows=32,
+    )
+
+
+def _recipe() -> Recipe:
+    return Recipe(
+        name="ours-tiny",
+        repo="example/tiny",
+        commit="0" * 40,
+        folder="prog",
+        entry="train.py",
+        kind="test program",
+        data=points,
+        edits=(
+            Edit(
+                "train.py",
+                "import tensorflow as tf\n",
+                "import tensorflow.compat.v1 as tf\ntf.disable_v2_behavior()\n",
+            ),
+            Edit("train.py", "STEPS = 1000", "STEPS = 5"),
+        ),
+    )
+
+
+@pytest.fixture
+def checkouts(tmp_path: Path) -> Path:
+    program = tmp_path / "checkouts" / "example+tiny" / "prog" / "train.py"
+    program.parent.mkdir(parents=True)
+    program.write_text(textwrap.dedent(PROGRAM))
+    return tmp_path / "checkouts"
+
+
+def test_prepare_writes_data_and_applies_edits_only_when_edited(checkouts, tmp_path):
+    recipe = _recipe()
+    runner.prepare(recipe, checkouts, tmp_path / "raw", edited=False)
+    runner.prepare(recipe, checkouts, tmp_path / "edited", edited=True)
+    assert (tmp_path / "raw/data/points.csv").read_text().startswith("a,b,y\n")
+    assert "STEPS = 1000" in (tmp_path / "raw/train.py").read_text()
+    edited = (tmp_path / "edited/train.py").read_text()
+    assert "STEPS = 5" in edited and "tf.disable_v2_behavior()" in edited
+
+
+def test_a_stale_edit_is_reported_not_silently_skipped(checkouts, tmp_path):
+    stale = Recipe(
+        name="stale",
+        repo="example/tiny",
+        commit="0" * 40,
+        folder="prog",
+        entry="train.py",
+        kind="",
+        edits=(Edit("train.py", "STEPS = 7", "STEPS = 1"),),
+    )
+    outcome = runner.run_case(
+        stale,
+        "edited",
+        checkouts,
+        tmp_path / "work",
+        runner.Pythons(REFERENCE_PYTHON, sys.executable),
+    )
+    assert outcome.status == "fail" and "not in train.py" in outcome.error
+
+
+def test_logs_give_metrics_and_first_error():
+    log = (
+        "INFO:tensorflow:Saving dict for global step 5: accuracy = 0.5, global_step = 5, "
+        'loss = 0.69\nTraceback (most recent call last):\n  File "x.py", line 1\n'
+        "    boom()\nValueError: hidden_units must be positive integers\nexit\n"
+    )
+    assert runner.parse_metrics(log) == {"accuracy": 0.5, "loss": 0.69, "global_step": 5.0}
+    assert runner.first_error(log) == "ValueError: hidden_units must be positive integers"
+    # A program that prints its own traceback and exits 0 has not run.
+    assert runner.classify(0, log).status == "fail"
+    assert runner.classify(0, "Loss for final step: 0.5.\n").status == "pass"
+    assert runner.metrics_comparable(
+        {"loss": 0.7, "global_step": 5.0}, {"loss": 0.69, "global_step": 5.0}
+    )
+    assert not runner.metrics_comparable(
+        {"loss": 0.7, "global_step": 5.0}, {"auc": 0.69, "global_step": 5.0}
+    )
+
+
+def test_the_program_runs_here_and_the_table_shows_it(checkouts, tmp_path):
+    recipe = _recipe()
+    pythons = runner.Pythons(REFERENCE_PYTHON, sys.executable)
+    edited = runner.run_case(recipe, "edited", checkouts, tmp_path / "work", pythons, 240)
+    assert edited.status == "pass", edited.log[-3000:]
+    assert edited.metrics["global_step"] == 5.0 and 0.0 <= edited.metrics["accuracy"] <= 1.0
+    rows = [(recipe, {"edited": edited}, None)]
+    text = table.render(rows)
+    assert "| ours-tiny | test program | - | pass |" in text
+
+
+@pytest.mark.skipif(
+    not os.path.exists(REFERENCE_PYTHON),
+    reason="needs the tensorflow-estimator 2.15 venv at /tmp/venv215",
+)
+def test_the_same_edits_run_on_tf_estimator_2_15(checkouts, tmp_path):
+    outcome = runner.run_case(
+        _recipe(),
+        "2.15",
+        checkouts,
+        tmp_path / "work",
+        runner.Pythons(REFERENCE_PYTHON, sys.executable),
+        240,
+    )
+    assert outcome.status == "pass", outcome.log[-3000:]
+    assert outcome.metrics["global_step"] == 5.0
