@@ -6,6 +6,7 @@ with RLIMIT_FSIZE everywhere."""
 
 import os
 import subprocess
+import tempfile
 
 import pytest
 import tensorflow as tf2
@@ -16,20 +17,37 @@ from keras_estimator import export
 from keras_estimator.checkpoint.checkpoint_files import CheckpointWriteError
 
 
+def _mount_tmpfs(mount_point):
+    return subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(mount_point)],
+        capture_output=True,
+        text=True,
+    )
+
+
+def _why_no_tmpfs():
+    """Why a tmpfs cannot be mounted here ("" when it can): one trial mount at collection."""
+    if os.geteuid() != 0:
+        return "mounting a tmpfs needs root; RLIMIT_FSIZE covers write failures instead"
+    with tempfile.TemporaryDirectory() as trial:
+        result = _mount_tmpfs(trial)
+        if result.returncode != 0:
+            return f"mount -t tmpfs is not allowed here: {result.stderr.strip()}"
+        subprocess.run(["umount", "-l", trial], check=False)
+    return ""
+
+
+_NO_TMPFS = _why_no_tmpfs()
+pytestmark = pytest.mark.skipif(bool(_NO_TMPFS), reason=_NO_TMPFS or "tmpfs available")
+
+
 @pytest.fixture
 def small_disk(tmp_path):
     """A 4 MiB tmpfs mounted at tmp_path/disk, unmounted after the test."""
     mount_point = tmp_path / "disk"
     mount_point.mkdir()
-    if os.geteuid() != 0:
-        pytest.skip("mounting a tmpfs needs root; RLIMIT_FSIZE covers write failures instead")
-    result = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(mount_point)],
-        capture_output=True,
-        text=True,
-    )
-    if result.returncode != 0:
-        pytest.skip(f"mount -t tmpfs is not allowed here: {result.stderr.strip()}")
+    result = _mount_tmpfs(mount_point)
+    assert result.returncode == 0, result.stderr  # the trial mount at collection worked
     yield str(mount_point)
     subprocess.run(["umount", "-l", str(mount_point)], check=False)
 
