@@ -12,9 +12,11 @@ it); the MetaGraphDef is usable by `tf.compat.v1.train.import_meta_graph` follow
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import random
+import re
 import threading
 from typing import Any
 
@@ -32,6 +34,62 @@ def _handles(variable: Any) -> list[Any]:
     values = getattr(variable, "values", None)
     parts = list(values) if isinstance(values, tuple) else [variable]
     return [part.handle for part in parts if hasattr(part, "handle")]
+
+
+def step_fingerprint(step_graph: tf.Graph | None, variables: dict[str, tf.Variable]) -> bytes:
+    """A digest of everything a `StepGraph` is built from: the traced step's GraphDef, which
+    of its captured inputs is which checkpointed variable, and the variables' names, dtypes,
+    shapes and trainability. Equal digests make equal StepGraphs, so a retrace of the same
+    model_fn (a new call that tf.estimator 2.15 also rebuilt) reuses the one already made."""
+    digest = hashlib.sha256()
+    for name, variable in sorted(variables.items()):
+        base = getattr(variable, "values", None)
+        first = base[0] if isinstance(base, tuple) else variable
+        digest.update(repr((name, first.dtype.name, first.shape, bool(first.trainable))).encode())
+    if step_graph is not None:
+        names = {id(h): name for name, v in variables.items() for h in _handles(v)}
+        for external, internal in getattr(step_graph, "captures", ()):
+            digest.update(repr((internal.name, names.get(id(external)))).encode())
+        digest.update(_without_function_ids(step_graph.as_graph_def(add_shapes=True)))
+    return digest.digest()
+
+
+def _without_function_ids(graph_def: Any) -> bytes:
+    """The serialized GraphDef with its library's functions renamed by what they are and
+    sorted: a retrace names its `tf.cond` branches anew (`..._cond_true_389` becomes
+    `..._cond_true_1278`), which also reorders the library."""
+    canonical = type(graph_def)()
+    canonical.CopyFrom(graph_def)
+    functions = list(canonical.library.function)
+    stems = [re.sub(r"_\d+$", "", function.signature.name) for function in functions]
+    order = sorted(range(len(functions)), key=lambda index: (stems[index], index))
+    renamed = {
+        functions[index].signature.name: f"{stems[index]}#{rank}"
+        for rank, index in enumerate(order)
+    }
+
+    def rename_nodes(nodes: Any) -> None:
+        for node in nodes:
+            node.op = renamed.get(node.op, node.op)
+            for value in node.attr.values():
+                if value.HasField("func"):
+                    value.func.name = renamed.get(value.func.name, value.func.name)
+                for func in value.list.func:
+                    func.name = renamed.get(func.name, func.name)
+
+    rename_nodes(canonical.node)
+    for function in functions:
+        function.signature.name = renamed[function.signature.name]
+        rename_nodes(function.node_def)
+    for gradient in canonical.library.gradient:
+        gradient.function_name = renamed.get(gradient.function_name, gradient.function_name)
+        gradient.gradient_func = renamed.get(gradient.gradient_func, gradient.gradient_func)
+    parts = sorted(
+        (function.signature.name, function.SerializeToString(deterministic=True))
+        for function in functions
+    )
+    canonical.library.ClearField("function")
+    return b"".join([canonical.SerializeToString(deterministic=True)] + [p for _, p in parts])
 
 
 class StepGraph:

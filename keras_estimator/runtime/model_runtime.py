@@ -17,7 +17,7 @@ from typing import Any
 import tensorflow as tf
 
 from keras_estimator.checkpoint import checkpoint_files as ckpt_lib
-from keras_estimator.checkpoint.graph_files import StepGraph
+from keras_estimator.checkpoint.graph_files import StepGraph, step_fingerprint
 from keras_estimator.checkpoint.init_from_checkpoint import apply_checkpoint_initializers
 from keras_estimator.checkpoint.warm_start import warm_start
 from keras_estimator.compat.v1_layers_install import install_v1_layers
@@ -70,7 +70,8 @@ class ModelRuntime:
         self._writers: dict[str, tf.summary.SummaryWriter] = {}
         self._started_at: int | None = None  # the global step the current train() began at
         self._step_graphs: dict[str, tf.Graph | None] = {}  # the last traced graph per mode
-        self._tf1_graph: tuple[Any, StepGraph] | None = None  # (traced graph, its TF1 graph)
+        # (traced graph, its fingerprint, its TF1 graph)
+        self._tf1_graph: tuple[Any, bytes, StepGraph] | None = None
 
     @property
     def config(self) -> RunConfig:
@@ -379,11 +380,16 @@ class ModelRuntime:
 
     def step_graph(self, mode: str) -> StepGraph:
         """The TF1 graph of `mode`'s last traced step over the model's variables (what
-        graph.pbtxt and the .meta files hold); built once per trace."""
+        graph.pbtxt and the .meta files hold); built once per distinct trace."""
         traced = self._step_graphs.get(mode)
-        cached_for, graph = self._tf1_graph or (None, None)
-        if graph is None or cached_for is not traced:  # identity: a retrace may reuse an id
-            variables = self.model.store.global_variables()
+        cached_for, fingerprint, graph = self._tf1_graph or (None, None, None)
+        if graph is not None and cached_for is traced:  # identity: a retrace may reuse an id
+            return graph
+        variables = self.model.store.global_variables()
+        new_fingerprint = step_fingerprint(traced, variables)
+        if graph is None or new_fingerprint != fingerprint:
+            # A model_fn traced anew for a call (its EstimatorSpec carries hooks) usually
+            # makes the same graph: then the TF1 graph, its text and .meta are kept.
             try:
                 graph = StepGraph(traced, variables)
             except (ValueError, TypeError, tf.errors.OpError) as exc:
@@ -391,7 +397,7 @@ class ModelRuntime:
                 logger.warning("graph.pbtxt / .meta hold the variables only: the traced "
                                "step could not be rebuilt as a TF1 graph (%s).", exc)  # fmt: skip
                 graph = StepGraph(None, variables)
-            self._tf1_graph = (traced, graph)  # only the newest: a retrace replaces it
+        self._tf1_graph = (traced, new_fingerprint, graph)  # only the newest
         return graph
 
     def global_step_value(self, mode: str | None = None) -> int:

@@ -58,6 +58,55 @@ def test_meta_graph_restores_the_checkpoint_in_a_tf1_session(tmp_path, toy_data)
     assert values["global_step"] == 12
 
 
+def _hooked_model_fn(features, labels, mode, params):
+    """A model_fn whose EstimatorSpec carries a hook, so each train() calls it anew (as
+    2.15 did), with a tf.cond, whose branch functions a retrace names anew."""
+    spec = classifier_model_fn(features, labels, mode, params)
+    if mode != estimator.ModeKeys.TRAIN:
+        return spec
+    loss = tf.cond(spec.loss > 0.0, lambda: spec.loss, lambda: -spec.loss)
+    hook = estimator.LoggingTensorHook({"loss": loss}, every_n_iter=100)
+    return spec._replace(training_hooks=[hook])
+
+
+def _graph_nodes(model_dir):
+    with open(model_dir / "graph.pbtxt") as f:
+        graph_def = text_format.Parse(f.read(), tf.compat.v1.GraphDef())
+    return {node.name: node for node in graph_def.node}
+
+
+def test_each_train_call_writes_the_graph_of_its_own_trace(tmp_path, toy_data):
+    x, y = toy_data
+    est = make_estimator(tmp_path, _hooked_model_fn, save_checkpoints_steps=5)
+
+    def input_fn(batch_size):
+        def make():
+            data = tf.data.Dataset.from_tensor_slices(({"x": x}, y))
+            return data.repeat().batch(batch_size, drop_remainder=True)
+
+        return make
+
+    def traced_batch(nodes):
+        shape = nodes["step/data"].attr["_output_shapes"].list.shape[0]  # the features
+        return shape.dim[0].size
+
+    est.train(input_fn(16), steps=3)
+    first = _graph_nodes(tmp_path)
+    assert traced_batch(first) == 16
+    est.train(input_fn(16), steps=3)  # the model_fn traced again: the same graph
+    second = _graph_nodes(tmp_path)
+    assert set(second) == set(first) and traced_batch(second) == 16
+    est.train(input_fn(8), steps=3)  # another input shape: another graph, not the last one
+    third = _graph_nodes(tmp_path)
+    assert traced_batch(third) == 8
+    checkpoint = est.latest_checkpoint()
+    graph = tf.Graph()
+    with graph.as_default(), tf.compat.v1.Session(graph=graph) as session:
+        tf.compat.v1.train.import_meta_graph(checkpoint + ".meta").restore(session, checkpoint)
+        (global_step,) = [v for v in tf.compat.v1.global_variables() if v.op.name == "global_step"]
+        assert session.run(global_step) == 9
+
+
 def test_no_meta_files_without_checkpoint_save_graph_def(tmp_path, toy_data):
     _train(tmp_path, toy_data, checkpoint_save_graph_def=False)
     names = os.listdir(tmp_path)
