@@ -16,6 +16,9 @@ After `install()`:
   (`keras_estimator.keras_bridge`), which Keras 3 dropped;
 - `tf.compat.v1.nn.rnn_cell` holds TensorFlow's TF1 cells (`dropin.rnn_cell`), which Keras
   3's lazy loader there refuses;
+- Keras 3's `Model.compile(optimizer=...)` takes a `tf.compat.v1.train` optimizer, as
+  tf.keras 2 did, as the Keras 3 optimizer with the same settings
+  (`keras_bridge.v1_optimizers`);
 - `tf.compat.v1.layers` is keras_estimator's Keras 3 port of the TF1 layers (as for any
   Estimator; it stays after `uninstall()`);
 - `tf.compat.v1.disable_v2_behavior` / `disable_eager_execution` /
@@ -215,6 +218,10 @@ def install() -> None:
 
         # tf.compat.v1.nn.rnn_cell: replaced only where it gives no cells (Keras 3).
         patches += [AttributePatch(o, a, v) for o, a, v in rnn_cell_attributes()]
+        from keras_estimator.keras_bridge.v1_optimizers import v1_optimizers_in_compile
+
+        # Keras 3's compile(optimizer=tf.compat.v1.train.RMSPropOptimizer(...)), as tf.keras 2.
+        patches.append(v1_optimizers_in_compile())
         from keras_estimator.seam.internals import tensor_shapes_chosen_by_caller
 
         patches.append(tensor_shapes_chosen_by_caller(wants_tf1_shapes))
@@ -244,6 +251,9 @@ def uninstall() -> None:
         for patch in _installed["patches"]:
             patch.undo()
         forget_all()
+        from keras_estimator.keras_bridge.metric_names import ask_for_graph_mode_names
+
+        ask_for_graph_mode_names(False)
         _installed = None
 
 
