@@ -19,6 +19,8 @@ After `install()`:
 - Keras 3's `Model.compile(optimizer=...)` takes a `tf.compat.v1.train` optimizer, as
   tf.keras 2 did, as the Keras 3 optimizer with the same settings
   (`keras_bridge.v1_optimizers`);
+- tf.keras 2's `to_categorical(y=...)` and `from tensorflow.python.keras import models`
+  (TensorFlow's frozen tf.keras 2 copy) resolve to Keras 3 (`dropin.tf_keras2`);
 - `tf.compat.v1.layers` is keras_estimator's Keras 3 port of the TF1 layers (as for any
   Estimator; it stays after `uninstall()`);
 - `tf.compat.v1.disable_v2_behavior` / `disable_eager_execution` /
@@ -222,6 +224,9 @@ def install() -> None:
 
         # Keras 3's compile(optimizer=tf.compat.v1.train.RMSPropOptimizer(...)), as tf.keras 2.
         patches.append(v1_optimizers_in_compile())
+        from keras_estimator.dropin.tf_keras2 import tf_keras2_attributes
+
+        patches += [AttributePatch(o, a, v) for o, a, v in tf_keras2_attributes()]
         from keras_estimator.seam.internals import tensor_shapes_chosen_by_caller
 
         patches.append(tensor_shapes_chosen_by_caller(wants_tf1_shapes))

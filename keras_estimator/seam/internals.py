@@ -35,8 +35,8 @@ def _versions() -> str:
 
 
 try:
-    from keras.src.backend.common import global_state as _keras_global_state
     from keras.src import optimizers as _keras_optimizers
+    from keras.src.backend.common import global_state as _keras_global_state
     from keras.src.random import seed_generator as _keras_seed_generator
     from tensorflow.core.function import trace_type as _trace_type
     from tensorflow.core.function.polymorphism import function_type as _function_type
@@ -665,6 +665,14 @@ def tf1_rnn_cell_module() -> Any:
     from tensorflow.python.keras.layers.legacy_rnn import rnn_cell_impl
 
     return rnn_cell_impl
+
+
+def legacy_keras_package() -> Any:
+    """`tensorflow.python.keras`: TensorFlow's frozen copy of tf.keras 2 (2.15-era code
+    imported `models` / `layers` from there), already imported by TensorFlow itself."""
+    import tensorflow.python.keras as legacy_keras
+
+    return legacy_keras
 
 
 # tf.__internal__.feature_column: the feature-column base classes and helpers (StateManager,
