@@ -21,6 +21,8 @@ After `install()`:
   (`keras_bridge.v1_optimizers`);
 - tf.keras 2's `to_categorical(y=...)` and `from tensorflow.python.keras import models`
   (TensorFlow's frozen tf.keras 2 copy) resolve to Keras 3 (`dropin.tf_keras2`);
+- `tensorflow.examples.tutorials.mnist.input_data` reads MNIST's idx files from the
+  given folder (`dropin.mnist_input_data`; no download);
 - `tf.compat.v1.layers` is keras_estimator's Keras 3 port of the TF1 layers (as for any
   Estimator; it stays after `uninstall()`);
 - `tf.compat.v1.disable_v2_behavior` / `disable_eager_execution` /
@@ -37,6 +39,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.abc
+import importlib.util
 import sys
 import threading
 import types
@@ -127,6 +130,29 @@ def _legacy_modules() -> dict[str, types.ModuleType]:
     contrib = importlib.import_module("keras_estimator.dropin.contrib")
     modules["tensorflow.contrib"] = contrib
     modules.update(contrib.submodules())
+    modules.update(_mnist_tutorial_modules())
+    return modules
+
+
+_MNIST_TUTORIAL = "tensorflow.examples.tutorials.mnist"
+
+
+def _mnist_tutorial_modules() -> dict[str, types.ModuleType]:
+    """`tensorflow.examples.tutorials.mnist.input_data` (TF 1's MNIST reader), unless the
+    installed TensorFlow has its own."""
+    try:
+        if importlib.util.find_spec("tensorflow.examples") is not None:
+            return {}
+    except (ImportError, ValueError):
+        pass
+    parts = _MNIST_TUTORIAL.split(".")
+    modules = {
+        ".".join(parts[:end]): _alias_module(".".join(parts[:end]), None)
+        for end in range(2, len(parts) + 1)
+    }
+    modules[f"{_MNIST_TUTORIAL}.input_data"] = importlib.import_module(
+        "keras_estimator.dropin.mnist_input_data"
+    )
     return modules
 
 
