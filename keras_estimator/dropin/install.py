@@ -16,6 +16,13 @@ After `install()`:
   (`keras_estimator.keras_bridge`), which Keras 3 dropped;
 - `tf.compat.v1.nn.rnn_cell` holds TensorFlow's TF1 cells (`dropin.rnn_cell`), which Keras
   3's lazy loader there refuses;
+- Keras 3's `Model.compile(optimizer=...)` takes a `tf.compat.v1.train` optimizer, as
+  tf.keras 2 did, as the Keras 3 optimizer with the same settings
+  (`keras_bridge.v1_optimizers`);
+- tf.keras 2's `to_categorical(y=...)` and `from tensorflow.python.keras import models`
+  (TensorFlow's frozen tf.keras 2 copy) resolve to Keras 3 (`dropin.tf_keras2`);
+- `tensorflow.examples.tutorials.mnist.input_data` reads MNIST's idx files from the
+  given folder (`dropin.mnist_input_data`; no download);
 - `tf.compat.v1.layers` is keras_estimator's Keras 3 port of the TF1 layers (as for any
   Estimator; it stays after `uninstall()`);
 - `tf.compat.v1.disable_v2_behavior` / `disable_eager_execution` /
@@ -32,6 +39,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.abc
+import importlib.util
 import sys
 import threading
 import types
@@ -122,6 +130,29 @@ def _legacy_modules() -> dict[str, types.ModuleType]:
     contrib = importlib.import_module("keras_estimator.dropin.contrib")
     modules["tensorflow.contrib"] = contrib
     modules.update(contrib.submodules())
+    modules.update(_mnist_tutorial_modules())
+    return modules
+
+
+_MNIST_TUTORIAL = "tensorflow.examples.tutorials.mnist"
+
+
+def _mnist_tutorial_modules() -> dict[str, types.ModuleType]:
+    """`tensorflow.examples.tutorials.mnist.input_data` (TF 1's MNIST reader), unless the
+    installed TensorFlow has its own."""
+    try:
+        if importlib.util.find_spec("tensorflow.examples") is not None:
+            return {}
+    except (ImportError, ValueError):
+        pass
+    parts = _MNIST_TUTORIAL.split(".")
+    modules = {
+        ".".join(parts[:end]): _alias_module(".".join(parts[:end]), None)
+        for end in range(2, len(parts) + 1)
+    }
+    modules[f"{_MNIST_TUTORIAL}.input_data"] = importlib.import_module(
+        "keras_estimator.dropin.mnist_input_data"
+    )
     return modules
 
 
@@ -215,6 +246,13 @@ def install() -> None:
 
         # tf.compat.v1.nn.rnn_cell: replaced only where it gives no cells (Keras 3).
         patches += [AttributePatch(o, a, v) for o, a, v in rnn_cell_attributes()]
+        from keras_estimator.keras_bridge.v1_optimizers import v1_optimizers_in_compile
+
+        # Keras 3's compile(optimizer=tf.compat.v1.train.RMSPropOptimizer(...)), as tf.keras 2.
+        patches.append(v1_optimizers_in_compile())
+        from keras_estimator.dropin.tf_keras2 import tf_keras2_attributes
+
+        patches += [AttributePatch(o, a, v) for o, a, v in tf_keras2_attributes()]
         from keras_estimator.seam.internals import tensor_shapes_chosen_by_caller
 
         patches.append(tensor_shapes_chosen_by_caller(wants_tf1_shapes))
@@ -244,6 +282,9 @@ def uninstall() -> None:
         for patch in _installed["patches"]:
             patch.undo()
         forget_all()
+        from keras_estimator.keras_bridge.metric_names import ask_for_graph_mode_names
+
+        ask_for_graph_mode_names(False)
         _installed = None
 
 

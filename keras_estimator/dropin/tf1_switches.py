@@ -7,7 +7,9 @@ outside it and resource variables; tf.estimator built TF1 graphs of its own, whi
 switches were for. After `install()`, the four functions of `tf.compat.v1` apply what is
 harmless (TF1 shapes, where `shape[-1]` is a `Dimension` with `.value`, for the calling
 script tree or module: `dropin.tf1_shapes`), keep the rest of TensorFlow 2's behaviour,
-and say so in one log line naming the caller.
+and say so in one log line naming the caller. `disable_v2_behavior` /
+`disable_eager_execution` also give model_to_estimator's metrics tf.keras 2's graph-mode
+names (`keras_bridge.metric_names`), as 2.15 reported them after those calls.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 from keras_estimator.dropin.tf1_shapes import give_tf1_shapes_to_caller
+from keras_estimator.keras_bridge.metric_names import ask_for_graph_mode_names
 from keras_estimator.utils.log import LOGGER_NAME
 
 logger = logging.getLogger(LOGGER_NAME)
@@ -43,12 +46,16 @@ _WHAT_IS_DONE = {
     "(TensorFlow, Keras and keras_estimator keep TF2 shapes)",
 }
 _SHAPES = ("disable_v2_behavior", "disable_v2_tensorshape")
+# The switches that made tf.keras 2 compile in graph mode (its metric names differ there).
+_GRAPH_MODE = ("disable_v2_behavior", "disable_eager_execution")
 
 
 def _switch(name: str) -> Callable[[], None]:
     def switch() -> None:
         caller = sys._getframe(1)
         who = give_tf1_shapes_to_caller(caller) if name in _SHAPES else ""
+        if name in _GRAPH_MODE:
+            ask_for_graph_mode_names(True)
         where = f"{os.path.basename(caller.f_code.co_filename)}:{caller.f_lineno}"
         level = logging.INFO if name == "disable_v2_tensorshape" else logging.WARNING
         logger.log(level, "tf.compat.v1.%s() called at %s under keras_estimator: %s.",

@@ -17,6 +17,8 @@ from typing import Any
 import numpy as np
 import tensorflow as tf
 
+from keras_estimator.seam import internals
+
 _GLOBAL = tf.compat.v1.GraphKeys.GLOBAL_VARIABLES
 _LOCAL = tf.compat.v1.GraphKeys.LOCAL_VARIABLES
 _TRAINABLE = tf.compat.v1.GraphKeys.TRAINABLE_VARIABLES
@@ -145,16 +147,7 @@ class VariableStore:
         initial_value = kwargs.get("initial_value")
         if not callable(initial_value) and isinstance(initial_value, tf.Tensor):
             if not tf.executing_eagerly() and not hasattr(initial_value, "numpy"):
-                constant = tf.get_static_value(initial_value)
-                if constant is None:
-                    raise ValueError(
-                        f"Variable {key!r} is created inside model_fn from a tensor computed "
-                        "there, which cannot initialise a variable that outlives the step. "
-                        "Expected an initializer (tf.compat.v1.get_variable(..., initializer=...)) "
-                        "or a callable initial_value (tf.Variable(lambda: ...)). Fix: use one of "
-                        f"those. Received: initial_value={initial_value.name!r}"
-                    )
-                kwargs["initial_value"] = np.asarray(constant)
+                kwargs["initial_value"] = _value_at_creation(key, initial_value)
         # A trailing "/" makes the name absolute: init_scope keeps the caller's name scope,
         # which would otherwise be prefixed a second time ("dense/dense/kernel").
         kwargs["name"] = key + "/"
@@ -181,6 +174,34 @@ class VariableStore:
             names.append(_TRAINABLE)
         for collection in names:
             graph.add_to_collection(collection, variable)
+
+
+def _value_at_creation(key: str, initial_value: tf.Tensor) -> Any:
+    """The value of a tensor the model_fn computed to initialise a variable
+    (`tf.get_variable("w", initializer=tf.truncated_normal([3, 3], stddev=0.1))`), computed
+    once, now, as TF1's initializer op ran once: the ops it needs are cut out of the step
+    being traced and run eagerly. A constant is taken as it is."""
+    constant = tf.get_static_value(initial_value)
+    if constant is not None:
+        return np.asarray(constant)
+    graph = initial_value.graph
+    error: Exception | None = None
+    if hasattr(graph, "internal_captures"):  # a traced function's graph (FuncGraph)
+        try:
+            compute = internals.prune_graph(graph, None, initial_value, with_arguments=False)
+            with tf.init_scope():
+                return compute()
+        except (ValueError, tf.errors.OpError) as failed:
+            error = failed
+    raise ValueError(
+        f"Variable {key!r} is created inside model_fn from a tensor that cannot be computed "
+        "when the variable is created: it depends on the step's input (features / labels) or "
+        "is made inside a tf.while_loop / tf.cond body. Expected an initial value computed "
+        "from constants, random ops and other variables (tf.truncated_normal(shape, "
+        "stddev=0.1)), an initializer (tf.compat.v1.get_variable(..., initializer=...)) or a "
+        "callable initial_value (tf.Variable(lambda: ...)). Fix: use one of those. Received: "
+        f"initial_value={initial_value.name!r} ({error})"
+    ) from error
 
 
 def _shared_across_replicas(key: str) -> str:

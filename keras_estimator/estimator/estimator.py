@@ -330,10 +330,11 @@ class Estimator:
         if max_steps is not None and max_steps <= 0:
             raise ValueError(f"Must specify max_steps > 0, given: {max_steps}")
         # Scripts compute step counts by division (`examples * 1000 / batch_size`); 2.15's
-        # StopAtStepHook stopped at the first global step >= the float, i.e. its ceiling.
-        if steps is not None and steps != int(steps):
+        # StopAtStepHook stopped at the first global step >= the float, i.e. its ceiling
+        # (an int: a whole float such as 15.0 too).
+        if steps is not None:
             steps = math.ceil(steps)
-        if max_steps is not None and max_steps != int(max_steps):
+        if max_steps is not None:
             max_steps = math.ceil(max_steps)
         hooks, callbacks = validate_hooks(hooks)
         listeners = validate_listeners(saving_listeners)

@@ -30,6 +30,10 @@ import tensorflow as tf
 from keras_estimator.canned.optimizers import minimize, resolve_optimizer
 from keras_estimator.estimator.estimator import Estimator
 from keras_estimator.export.export_outputs import DEFAULT_SIGNATURE, PredictOutput
+from keras_estimator.keras_bridge.metric_names import (
+    graph_mode_names_asked,
+    tf_keras2_metric_names,
+)
 from keras_estimator.seam import internals
 from keras_estimator.spec.estimator_spec import EstimatorSpec
 from keras_estimator.spec.mode_keys import ModeKeys
@@ -159,14 +163,22 @@ def _split_sample_weights(features: Any) -> tuple[Any, Any]:
     return features, None
 
 
-def _metric_ops(model: keras.Model, metric_names_map: dict | None) -> dict | None:
-    """The compiled metrics (updated), keyed as Keras reports them (`<output>_<name>` for
-    several outputs) or renamed by `metric_names_map`."""
+def _metric_ops(
+    model: keras.Model,
+    metric_names_map: dict | None,
+    compiled_as: Any,
+    output_names: list[str],
+    graph_mode: bool,
+) -> dict | None:
+    """The compiled metrics (updated), keyed as 2.15 reported them (`<output>_<name>` for
+    several outputs; tf.keras 2's graph-mode names after `disable_v2_behavior()`) or
+    renamed by `metric_names_map`."""
     compiled = [m for m in model.metrics if m.name == "compile_metrics"]
     if not compiled:
         return None
     names = list(compiled[0].result())  # same order as .metrics, Keras' unique names
-    metrics = dict(zip(names, compiled[0].metrics))
+    as_2_15 = tf_keras2_metric_names(names, compiled_as, output_names, graph_mode)
+    metrics = {as_2_15[name]: metric for name, metric in zip(names, compiled[0].metrics)}
     if not metric_names_map:
         return metrics
     unknown = set(metrics) - set(metric_names_map)
@@ -203,6 +215,8 @@ class _KerasModelFn:
         self.compile_config = keras_model.get_compile_config()
         self.model_config = keras_model.get_config()
         self.warm_start_checkpoint: str | None = None
+        # 2.15 named metrics as tf.keras 2's graph mode did if the script had asked for it.
+        self.graph_mode_names = graph_mode_names_asked()
 
     def __call__(self, features: Any, labels: Any, mode: str) -> EstimatorSpec:
         features, sample_weight = _split_sample_weights(features)
@@ -227,7 +241,10 @@ class _KerasModelFn:
             )  # fmt: skip
             if mode == ModeKeys.EVAL:
                 model.compute_metrics(inputs, targets, outputs, sample_weight)
-                eval_metric_ops = _metric_ops(model, self.metric_names_map)
+                eval_metric_ops = _metric_ops(
+                    model, self.metric_names_map, self.compile_config.get("metrics"), names,
+                    self.graph_mode_names,
+                )  # fmt: skip
             else:
                 optimizer = resolve_optimizer(config["optimizer"], None)
                 variables = [internals.keras_variable_backing(v) for v in model.trainable_weights]

@@ -35,6 +35,7 @@ def _versions() -> str:
 
 
 try:
+    from keras.src import optimizers as _keras_optimizers
     from keras.src.backend.common import global_state as _keras_global_state
     from keras.src.random import seed_generator as _keras_seed_generator
     from tensorflow.core.function import trace_type as _trace_type
@@ -95,6 +96,8 @@ def _expectations() -> list[tuple[str, bool]]:
         ("keras.src.random.seed_generator.GLOBAL_SEED_GENERATOR",
          hasattr(_keras_seed_generator, "GLOBAL_SEED_GENERATOR")),
         ("keras.Variable._value", "_value" in _sets(keras.Variable._initialize)),
+        ("keras.src.optimizers.get (what Model.compile resolves `optimizer` with)",
+         callable(getattr(_keras_optimizers, "get", None))),
         ("keras.optimizers.Optimizer._learning_rate",
          "_learning_rate" in _mro_sets(keras.optimizers.Optimizer, "__init__")),
         ("keras.optimizers.Optimizer._iterations / iterations (a property)",
@@ -226,6 +229,54 @@ def keras_optimizers_as_in_tf1_graph(
         patched(cls, "iterations", property(iterations.fget, set_iterations)),
     ):
         yield
+
+
+# The settings each tf.compat.v1.train optimizer keeps (private attributes, as given to its
+# constructor): class name -> {constructor argument: attribute}.
+_V1_OPTIMIZER_SETTINGS: dict[str, dict[str, str]] = {
+    "GradientDescentOptimizer": {"learning_rate": "_learning_rate"},
+    "MomentumOptimizer": {"learning_rate": "_learning_rate", "momentum": "_momentum",
+                          "use_nesterov": "_use_nesterov"},
+    "AdamOptimizer": {"learning_rate": "_lr", "beta1": "_beta1", "beta2": "_beta2",
+                      "epsilon": "_epsilon"},
+    "RMSPropOptimizer": {"learning_rate": "_learning_rate", "decay": "_decay",
+                         "momentum": "_momentum", "epsilon": "_epsilon", "centered": "_centered"},
+    "AdagradOptimizer": {"learning_rate": "_learning_rate",
+                         "initial_accumulator_value": "_initial_accumulator_value"},
+    "AdadeltaOptimizer": {"learning_rate": "_lr", "rho": "_rho", "epsilon": "_epsilon"},
+    "FtrlOptimizer": {"learning_rate": "_learning_rate",
+                      "learning_rate_power": "_learning_rate_power",
+                      "initial_accumulator_value": "_initial_accumulator_value",
+                      "l1_regularization_strength": "_l1_regularization_strength",
+                      "l2_regularization_strength": "_l2_regularization_strength",
+                      "l2_shrinkage_regularization_strength":
+                          "_l2_shrinkage_regularization_strength",
+                      "beta": "_beta"},
+}  # fmt: skip
+
+
+def v1_optimizer_settings(optimizer: tf.compat.v1.train.Optimizer) -> dict[str, Any] | None:
+    """The constructor arguments a `tf.compat.v1.train` optimizer was made with (None for a
+    class not listed, or one that does not keep them where expected)."""
+    names = _V1_OPTIMIZER_SETTINGS.get(type(optimizer).__name__)
+    if names is None or not type(optimizer).__module__.startswith("tensorflow."):
+        return None
+    held = vars(optimizer)
+    if any(attr not in held for attr in names.values()):
+        return None
+    return {argument: held[attr] for argument, attr in names.items()}
+
+
+def keras_optimizer_identifiers(convert: Callable[[Any], Any]) -> AttributePatch:
+    """Until `.undo()`: `Model.compile(optimizer=x)` (Keras' `optimizers.get`) first asks
+    `convert(x)`; a Keras optimizer it returns is used, None leaves `x` to Keras."""
+    original = _keras_optimizers.get
+
+    def get(identifier: Any) -> Any:
+        converted = convert(identifier)
+        return original(identifier if converted is None else converted)
+
+    return AttributePatch(_keras_optimizers, "get", get)
 
 
 # -- tracing -------------------------------------------------------------------------------
@@ -614,6 +665,14 @@ def tf1_rnn_cell_module() -> Any:
     from tensorflow.python.keras.layers.legacy_rnn import rnn_cell_impl
 
     return rnn_cell_impl
+
+
+def legacy_keras_package() -> Any:
+    """`tensorflow.python.keras`: TensorFlow's frozen copy of tf.keras 2 (2.15-era code
+    imported `models` / `layers` from there), already imported by TensorFlow itself."""
+    import tensorflow.python.keras as legacy_keras
+
+    return legacy_keras
 
 
 # tf.__internal__.feature_column: the feature-column base classes and helpers (StateManager,

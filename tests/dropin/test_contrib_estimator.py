@@ -44,8 +44,8 @@ def test_regressor_train_in_memory_from_the_import_path(installed, tmp_path):
 
 def test_the_rest_of_contrib_estimator_names_its_replacement(installed):
     with pytest.raises(AttributeError, match="tf.estimator.experimental"):
-        _ = v1.contrib.estimator.add_metrics
-    assert lookup("tf.contrib.estimator.add_metrics")["status"] == "unsupported"
+        _ = v1.contrib.estimator.stop_if_no_increase_hook
+    assert lookup("tf.contrib.estimator.stop_if_no_increase_hook")["status"] == "unsupported"
 
 
 @pytest.mark.parametrize("api", [

@@ -153,7 +153,33 @@ def test_global_step_is_an_int64_variable_tf1_hooks_can_name(global_step):
     assert int(global_step.read_value()) == 3
 
 
-def test_a_variable_initialised_from_a_tensor_of_the_step_is_refused(global_step):
+def test_a_variable_initialised_from_random_ops_of_the_step_gets_their_value_once(global_step):
+    # The TF1 idiom `get_variable(initializer=tf.truncated_normal(...))`: the initial value
+    # is a tensor computed inside the model_fn; TF1 ran it once, when initialising.
+    store = VariableStore()
+
+    def model_fn(x):
+        with v1.variable_scope("conv1"):
+            w = v1.get_variable("W", initializer=v1.truncated_normal([3, 2], stddev=0.01))
+            b = v1.get_variable("b", initializer=tf.constant(0.5, shape=[2]))
+            scaled = v1.get_variable("scaled", initializer=w.read_value() * 2.0)
+        return tf.matmul(x, w) + b + 0.0 * tf.reduce_sum(scaled)
+
+    first, _ = trace(store, global_step, model_fn)
+    w = store.variables["conv1/W"]
+    initial = w.numpy()
+    assert initial.shape == (3, 2) and 0 < np.abs(initial).max() <= 0.02  # truncated at 2 sd
+    assert len(np.unique(initial)) == 6  # random, not a constant
+    np.testing.assert_allclose(store.variables["conv1/b"].numpy(), [0.5, 0.5])
+    np.testing.assert_allclose(store.variables["conv1/scaled"].numpy(), 2.0 * initial)
+    # Later traces and calls do not draw again: the value belongs to the variable.
+    trace(store, global_step, model_fn, tf.TensorSpec([2, 3]))
+    x = np.ones([1, 3], np.float32)
+    np.testing.assert_allclose(first(tf.constant(x)), x @ initial + 0.5, rtol=1e-6)
+    np.testing.assert_array_equal(store.variables["conv1/W"].numpy(), initial)
+
+
+def test_a_variable_initialised_from_the_step_input_is_refused(global_step):
     store = VariableStore()
 
     def model_fn(x):

@@ -87,6 +87,11 @@ def test_float_step_counts_train_to_their_ceiling_as_2_15_did(tmp_path, toy_data
     assert est.get_variable_value("global_step") == 4
     est.train(train_fn, steps=1.5)
     assert est.get_variable_value("global_step") == 6
+    # A whole float (`epochs * len(data) / batch_size`), as cmls-boston-keras passes it.
+    est.train(train_fn, max_steps=8.0)
+    assert est.get_variable_value("global_step") == 8
+    est.train(train_fn, steps=2.0)
+    assert est.get_variable_value("global_step") == 10
 
 
 @pytest.mark.parametrize(

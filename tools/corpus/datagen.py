@@ -6,6 +6,7 @@ Each helper writes one file; recipes combine them into a program's `data(work)`.
 from __future__ import annotations
 
 import csv
+import gzip
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -169,6 +170,25 @@ def load_data(path=None):
 
     return split(256), split(128)
 '''
+
+
+def mnist_idx_files(folder: Path, train: int = 5256, test: int = 256, seed: int = 0) -> Path:
+    """The four MNIST idx files (gzipped) of tiny random sparse digits in `folder`, for
+    programs reading them with TF 1's `input_data.read_data_sets(folder)`: `train` images
+    (more than its default `validation_size=5000`), `test` images. Kept if already there."""
+    rng = np.random.default_rng(seed)
+    folder.mkdir(parents=True, exist_ok=True)
+    for split, n in (("train", train), ("t10k", test)):
+        images = rng.integers(0, 256, (n, 28, 28)) * (rng.uniform(0, 1, (n, 28, 28)) < 0.15)
+        labels = rng.integers(0, 10, n)
+        for kind, magic, array in (("images-idx3", 2051, images), ("labels-idx1", 2049, labels)):
+            path = folder / f"{split}-{kind}-ubyte.gz"
+            if path.exists():
+                continue
+            header = np.array([magic, *array.shape], ">u4").tobytes()
+            with gzip.open(path, "wb") as f:
+                f.write(header + array.astype(np.uint8).tobytes())
+    return folder
 
 
 def npz_file(path: Path, seed: int = 0, **shapes: tuple[tuple[int, ...], str]) -> Path:

@@ -19,6 +19,10 @@ MNIST_IMPORT = "from tensorflow.examples.tutorials.mnist import input_data\n"
 
 def mnist_loader(work: Path) -> None:
     g.module_file(work / "corpus_mnist.py", g.MNIST_LOADER)
+    # The idx files TF 1's read_data_sets reads, where the unmodified programs look for them
+    # (aymeric-*: "/tmp/data/", absolute; tda-mnist-native: "mnist/data").
+    g.mnist_idx_files(work / "mnist/data")
+    g.mnist_idx_files(Path("/tmp/data"))
 
 
 def mnist_edit(file: str) -> Edit:

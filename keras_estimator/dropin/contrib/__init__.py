@@ -22,8 +22,9 @@ from typing import Any
 
 from keras_estimator.dropin.contrib.removed import removed_module_message
 
-PROVIDED = ("cluster_resolver", "data", "estimator", "factorization", "framework", "layers",
-            "metrics", "rnn", "slim", "summary", "training", "tpu")  # fmt: skip
+PROVIDED = ("cluster_resolver", "data", "eager", "estimator", "factorization", "framework",
+            "layers", "lookup", "metrics", "rnn", "slim", "summary", "training",
+            "tpu")  # fmt: skip
 
 
 def submodules() -> dict[str, ModuleType]:

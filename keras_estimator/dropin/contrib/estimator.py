@@ -1,4 +1,5 @@
-"""`tf.contrib.estimator`: its in-memory BoostedTrees trainers (TF 1.13 - 1.15).
+"""`tf.contrib.estimator`: its in-memory BoostedTrees trainers (TF 1.13 - 1.15), and the
+extenders `add_metrics` (tf.estimator.add_metrics since) and `forward_features`.
 
 Each trains a BoostedTrees estimator on an input_fn that holds the whole training set as
 one element (`Dataset.from_tensors(...)`, or a `(features, labels)` tuple), one layer per
@@ -14,7 +15,9 @@ from typing import Any
 
 import tensorflow as tf
 
+from keras_estimator.canned.add_metrics import add_metrics
 from keras_estimator.canned.boosted_trees import BoostedTreesClassifier, BoostedTreesRegressor
+from keras_estimator.canned.forward_features import forward_features
 from keras_estimator.dropin.contrib.removed import removed_attribute_getattr
 from keras_estimator.spec.run_config import RunConfig
 
@@ -111,4 +114,9 @@ def boosted_trees_regressor_train_in_memory(
 
 __getattr__ = removed_attribute_getattr("estimator", _INSTEAD)
 
-__all__ = ["boosted_trees_classifier_train_in_memory", "boosted_trees_regressor_train_in_memory"]
+__all__ = [
+    "add_metrics",
+    "boosted_trees_classifier_train_in_memory",
+    "boosted_trees_regressor_train_in_memory",
+    "forward_features",
+]

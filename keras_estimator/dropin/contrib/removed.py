@@ -16,8 +16,6 @@ REPLACEMENTS: dict[str, str] = {
     "distribute": "tf.distribute strategies in RunConfig(train_distribute=...)",
     "seq2seq": "keras layers (keras.layers.Attention, keras.layers.RNN) or tensorflow-addons' "
     "seq2seq successors",
-    "eager": "TF2 eager execution (tf.function, tf.GradientTape)",
-    "lookup": "tf.lookup (tf.lookup.StaticHashTable, tf.lookup.KeyValueTensorInitializer)",
     "image": "tf.image or keras.layers (e.g. keras.layers.RandomTranslation)",
     "cloud": "tf.io.gfile with gs:// paths (GCS is built in)",
     "util": "tf.make_ndarray / tf.get_static_value",
@@ -61,6 +59,8 @@ INNER_REPLACEMENTS: dict[str, str] = {
     "under install()) or keras.layers (LSTMCell, GRUCell, RNN, LayerNormalization)",
     "estimator": "tf.estimator / tf.estimator.experimental (e.g. add_metrics, "
     "stop_if_no_increase_hook)",
+    "eager": "TF2 eager execution (tf.function, tf.GradientTape, tf.config.list_logical_devices)",
+    "lookup": "tf.lookup (tf.lookup.StaticHashTable, tf.lookup.StaticVocabularyTable)",
 }
 
 _DEFAULT = "the TF 2 migration guide's replacement for this module (see `keras-estimator check`)"

@@ -1,0 +1,78 @@
+"""What tf.keras 2 code used that Keras 3 renamed or moved, under `install()`.
+
+- `keras.utils.to_categorical(y=..., num_classes=..., dtype="float32")`: Keras 3 renamed
+  the first argument `x` and dropped `dtype` (returning float64 for numpy input); tf.keras
+  2's keywords and float32 default are taken again.
+- `from tensorflow.python.keras import models` (`layers`, `optimizers`, `losses`,
+  `metrics`, `callbacks`, `regularizers`, `utils`, and `Sequential` / `Model` / `Input`):
+  TensorFlow's own frozen tf.keras 2 copy, whose layers do not mix with the Keras 3 ones
+  `tf.keras` gives; these names of that package become Keras 3's. Its other modules
+  (`backend`, `activations`, `initializers`, ...) stay TensorFlow's: its TF1 RNN cells use
+  them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import keras
+import numpy as np
+
+from keras_estimator.seam.internals import legacy_keras_package
+
+_keras3_to_categorical = keras.utils.to_categorical
+
+# tensorflow.python.keras attribute -> the Keras 3 object it becomes.
+_LEGACY_KERAS_NAMES = {
+    "models": keras.models,
+    "layers": keras.layers,
+    "optimizers": keras.optimizers,
+    "losses": keras.losses,
+    "metrics": keras.metrics,
+    "callbacks": keras.callbacks,
+    "regularizers": keras.regularizers,
+    "utils": keras.utils,
+    "Sequential": keras.Sequential,
+    "Model": keras.Model,
+    "Input": keras.Input,
+}
+
+
+def to_categorical(
+    x: Any = None, num_classes: int | None = None, dtype: Any = "float32", *, y: Any = None
+) -> Any:
+    """tf.keras 2's `to_categorical(y, num_classes=None, dtype="float32")` on Keras 3.
+
+    Args:
+        x: Class indices (Keras 3's name); `y` is tf.keras 2's name for the same.
+        num_classes: Number of classes (None: the largest index + 1).
+        dtype: The result's dtype (tf.keras 2's argument, float32 by default).
+        y: Class indices, by tf.keras 2's keyword.
+
+    Returns:
+        The one-hot encoding: a numpy array for numpy / list input, else a tensor.
+
+    Example:
+        >>> to_categorical(y=[0, 2], num_classes=3)   # float32 [[1, 0, 0], [0, 0, 1]]
+    """
+    if (x is None) == (y is None):
+        raise TypeError(
+            "to_categorical() takes the class indices once, as `x` (Keras 3) or `y` "
+            f"(tf.keras 2). Received: x={x!r}, y={y!r}"
+        )
+    encoded = _keras3_to_categorical(y if x is None else x, num_classes)
+    if isinstance(encoded, np.ndarray):
+        return encoded.astype(dtype)
+    return keras.ops.cast(encoded, dtype)
+
+
+def tf_keras2_attributes() -> list[tuple[Any, str, Any]]:
+    """(owner, attribute, value) for `install()`: to_categorical and the
+    `tensorflow.python.keras` names above."""
+    legacy = legacy_keras_package()
+    attributes: list[tuple[Any, str, Any]] = [(keras.utils, "to_categorical", to_categorical)]
+    attributes += [(legacy, name, value) for name, value in _LEGACY_KERAS_NAMES.items()]
+    return attributes
+
+
+__all__ = ["tf_keras2_attributes", "to_categorical"]

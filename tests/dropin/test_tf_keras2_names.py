@@ -1,0 +1,64 @@
+"""tf.keras 2 names 2.15-era code used that Keras 3 renamed or moved, under install():
+`to_categorical(y=..., dtype=...)` and `from tensorflow.python.keras import models / layers`
+(TensorFlow's frozen tf.keras 2 copy, whose layers do not mix with Keras 3's)."""
+
+import keras
+import numpy as np
+import pytest
+import tensorflow as tf
+
+import keras_estimator as estimator
+
+v1 = tf.compat.v1
+
+
+@pytest.fixture
+def installed():
+    estimator.install()
+    try:
+        yield
+    finally:
+        estimator.uninstall()
+
+
+def test_to_categorical_takes_tf_keras_2_keywords_and_float32_default(installed):
+    one_hot = tf.keras.utils.to_categorical(y=np.array([0, 2, 1]), num_classes=3)
+    np.testing.assert_array_equal(one_hot, np.eye(3)[[0, 2, 1]])
+    assert one_hot.dtype == np.float32  # tf.keras 2's default (Keras 3 gives float64)
+    assert keras.utils.to_categorical([1, 0], dtype="int32").dtype == np.int32
+    np.testing.assert_array_equal(keras.utils.to_categorical(x=[1], num_classes=2), [[0, 1]])
+    with pytest.raises(TypeError, match="takes the class indices once"):
+        keras.utils.to_categorical([1], y=[1])
+
+
+def test_without_install_to_categorical_is_keras_3s():
+    estimator.install()
+    estimator.uninstall()
+    with pytest.raises(TypeError, match="unexpected keyword argument 'y'"):
+        keras.utils.to_categorical(y=[0, 1])
+
+
+def test_legacy_keras_models_and_layers_are_keras_3_and_mix_with_tf_keras(installed, tmp_path):
+    from tensorflow.python.keras import layers, models
+
+    model = models.Sequential()
+    model.add(tf.keras.layers.Dense(4, activation="relu", input_shape=(3,)))
+    model.add(layers.Dense(1))
+    assert isinstance(model, keras.Model)
+    model.compile(optimizer="sgd", loss="mse")
+    est = tf.keras.estimator.model_to_estimator(keras_model=model, model_dir=str(tmp_path))
+    x = np.random.RandomState(0).rand(8, 3).astype(np.float32)
+    est.train(lambda: tf.data.Dataset.from_tensors((x, x[:, :1])).repeat(), steps=2)
+    assert est.get_variable_value("global_step") == 2
+    # TensorFlow's TF1 RNN cells, which use that package's backend, still work.
+    cell = v1.nn.rnn_cell.BasicLSTMCell(3)
+    outputs, _ = v1.nn.dynamic_rnn(cell, tf.ones([2, 4, 3]), dtype=tf.float32)
+    assert outputs.shape == (2, 4, 3)
+
+
+def test_uninstall_gives_tensorflow_its_legacy_keras_back():
+    estimator.install()
+    estimator.uninstall()
+    from tensorflow.python.keras import models
+
+    assert models is not keras.models and models.__name__ == "tensorflow.python.keras.models"
