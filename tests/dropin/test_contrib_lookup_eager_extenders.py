@@ -107,3 +107,29 @@ def test_add_metrics_and_forward_features(installed, tmp_path, toy_data):
             lambda: input_fn(labels=False)))  # fmt: skip
     with pytest.raises(TypeError, match="keys should be either a string or a list"):
         v1.contrib.estimator.forward_features(est, 3)
+
+
+def test_the_contrib_lookup_table_classes(installed, tmp_path):
+    lookup = v1.contrib.lookup
+    static = lookup.HashTable(
+        lookup.KeyValueTensorInitializer(tf.constant(["a", "b"]), tf.constant([3, 4], tf.int64)),
+        default_value=-1,
+    )
+    assert static.lookup(tf.constant(["b", "a", "c"])).numpy().tolist() == [4, 3, -1]
+    words = tmp_path / "words.txt"
+    words.write_text("x\ny\n")
+    by_line = lookup.HashTable(
+        lookup.TextFileInitializer(
+            str(words), tf.string, lookup.TextFileIndex.WHOLE_LINE,
+            tf.int64, lookup.TextFileIndex.LINE_NUMBER,
+        ),
+        default_value=-1,
+    )  # fmt: skip
+    assert by_line.lookup(tf.constant(["y", "x", "z"])).numpy().tolist() == [1, 0, -1]
+    mutable = lookup.MutableHashTable(tf.string, tf.int64, default_value=0)
+    mutable.insert(tf.constant(["k"]), tf.constant([9], tf.int64))
+    assert mutable.lookup(tf.constant(["k", "q"])).numpy().tolist() == [9, 0]
+    dense = lookup.MutableDenseHashTable(tf.int64, tf.int64, default_value=-1, empty_key=0,
+                                         deleted_key=-2)  # fmt: skip
+    dense.insert(tf.constant([5], tf.int64), tf.constant([50], tf.int64))
+    assert dense.lookup(tf.constant([5, 6], tf.int64)).numpy().tolist() == [50, -1]
