@@ -35,3 +35,13 @@ def toy_data():
     x = rng.randn(256, 8).astype(np.float32)
     y = np.argmax(x[:, :3], axis=1).astype(np.int64)
     return x, y
+
+
+@pytest.fixture
+def installed():
+    """keras_estimator.install() for the test, uninstalled after it."""
+    keras_estimator.install()
+    try:
+        yield
+    finally:
+        keras_estimator.uninstall()

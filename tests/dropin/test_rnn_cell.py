@@ -20,15 +20,6 @@ from rnn_model import STEPS, input_fns, make_model_fn  # noqa: E402
 v1 = tf.compat.v1
 
 
-@pytest.fixture
-def installed():
-    estimator.install()
-    try:
-        yield
-    finally:
-        estimator.uninstall()
-
-
 def test_unavailable_without_install_and_served_with_it():
     with pytest.raises(AttributeError, match="not available with Keras 3"):
         v1.nn.rnn_cell.GRUCell  # noqa: B018

@@ -12,15 +12,6 @@ import keras_estimator as estimator
 v1 = tf.compat.v1
 
 
-@pytest.fixture
-def installed():
-    estimator.install()
-    try:
-        yield
-    finally:
-        estimator.uninstall()
-
-
 def test_to_categorical_takes_tf_keras_2_keywords_and_float32_default(installed):
     one_hot = tf.keras.utils.to_categorical(y=np.array([0, 2, 1]), num_classes=3)
     np.testing.assert_array_equal(one_hot, np.eye(3)[[0, 2, 1]])

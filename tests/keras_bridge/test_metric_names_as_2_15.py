@@ -5,7 +5,6 @@ with TF2 behaviour, and tf.keras 2's graph-mode names (`mae` -> `mean_absolute_e
 
 import keras
 import numpy as np
-import pytest
 import tensorflow as tf
 
 import keras_estimator as estimator
@@ -13,15 +12,6 @@ import keras_estimator as estimator
 RNG = np.random.RandomState(0)
 X = RNG.rand(16, 3).astype(np.float32)
 Y = (X.sum(1) > 1.5).astype(np.float32)[:, None]
-
-
-@pytest.fixture
-def installed():
-    estimator.install()
-    try:
-        yield
-    finally:
-        estimator.uninstall()
 
 
 def evaluation_keys(tmp_path, metrics, two_outputs=False):

@@ -15,15 +15,6 @@ X = RNG.rand(32, 3).astype(np.float32)
 Y = (X @ np.array([[1.0], [-2.0], [0.5]], np.float32)).astype(np.float32)
 
 
-@pytest.fixture
-def installed():
-    estimator.install()
-    try:
-        yield
-    finally:
-        estimator.uninstall()
-
-
 def regression_model():
     return keras.Sequential([keras.Input((3,), name="x"), keras.layers.Dense(1, name="y")])
 
