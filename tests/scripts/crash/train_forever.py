@@ -51,9 +51,9 @@ class ReportSaves(tf.train.CheckpointSaverListener):
 
 
 def model_fn(features, labels, mode, params):
-    # Ballast: 8 MB more in every checkpoint, so a write lasts long enough (tens of ms) for
+    # Ballast: 32 MB more in every checkpoint, so a write lasts long enough (tens of ms) for
     # the test's kill to land inside it rather than only before or after it.
-    tf.get_variable("ballast", [2_000_000], initializer=tf.zeros_initializer(), trainable=False)
+    tf.get_variable("ballast", [8_000_000], initializer=tf.zeros_initializer(), trainable=False)
     return classifier_model_fn(features, labels, mode, params)
 
 
