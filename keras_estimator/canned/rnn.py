@@ -11,6 +11,7 @@ names: `sequence_features/<column>/embedding_weights`, `rnn_model/rnn/lstm_cell/
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Callable
 from typing import Any
@@ -21,10 +22,12 @@ import tensorflow as tf
 from keras_estimator.canned import canned_model_fn, sequence_inputs
 from keras_estimator.canned import optimizers as optimizers_lib
 from keras_estimator.canned.heads.base_head import SUM_OVER_BATCH_SIZE
+from keras_estimator.canned.heads.sequential_head import SequentialHeadWrapper
 from keras_estimator.estimator.estimator import Estimator
 from keras_estimator.spec.mode_keys import ModeKeys
 from keras_estimator.spec.run_config import RunConfig
 
+logger = logging.getLogger("keras_estimator")
 _V1 = tf.compat.v1
 _LEARNING_RATE = 0.05  # tf.estimator 2.15's rate for a named optimizer
 _CLIP_NORM = 5.0  # and its gradient clipping (named optimizers only)
@@ -76,9 +79,9 @@ def rnn_layer(rnn_cell_fn: Any, units: Any, cell_type: Any, return_sequences: bo
 
 
 def rnn_logits(features: dict, mode: str, logits_dimension: int, sequence_columns: list,
-               context_columns: list, make_layer: Callable[[], Any],
-               return_sequences: bool) -> tf.Tensor:  # fmt: skip
-    """[batch, logits] (or [batch, time, logits] with `return_sequences`)."""
+               context_columns: list, make_layer: Callable[[], Any]) -> tuple:  # fmt: skip
+    """([batch, logits] (or [batch, time, logits] with a `return_sequences` layer), the
+    [batch, time] sequence mask)."""
     if not isinstance(features, dict):
         raise ValueError(
             f"features should be a dictionary of `Tensor`s. Given type: {type(features)}"
@@ -93,7 +96,7 @@ def rnn_logits(features: dict, mode: str, logits_dimension: int, sequence_column
         with tf.name_scope("rnn_model/"):
             outputs = make_layer()(values, mask=mask, training=training)
             logits = keras.layers.Dense(logits_dimension, name="logits")(outputs)
-    return logits
+    return logits, mask
 
 
 class RNNEstimator(Estimator):
@@ -109,7 +112,9 @@ class RNNEstimator(Estimator):
         cell_type: `'simple_rnn'` (the default), `'lstm'`, `'gru'` or a cell class.
         rnn_cell_fn: a callable returning a Keras RNN cell (or a list of cells); instead of
             `units` and `cell_type`.
-        return_sequences: logits for every step (not provided yet: raises).
+        return_sequences: logits for every step; `head` must then be a sequential head
+            (`SequentialHeadWrapper`), whose mask key the features get (from the sequence
+            lengths) unless they hold it already.
         model_dir: where checkpoints and summaries go.
         optimizer: a name (Adagrad at 0.05, clip norm 5), a Keras optimizer or a callable.
         config: a `RunConfig`.
@@ -133,12 +138,12 @@ class RNNEstimator(Estimator):
         optimizer: Any = "Adagrad",
         config: RunConfig | None = None,
     ) -> None:
-        if return_sequences:
-            raise NotImplementedError(
-                "return_sequences=True needs tf.estimator's sequential heads, which "
-                "keras_estimator does not provide yet. Expected return_sequences=False "
-                "(logits of the last step). Fix: write a model_fn with a Keras RNN layer "
-                "(return_sequences=True) and a per-step loss. Received: return_sequences=True"
+        if return_sequences and not hasattr(head, "input_sequence_mask_key"):
+            raise ValueError(
+                "Provided head must be a `_SequentialHead` object when `return_sequences` is "
+                "set to True. Fix: wrap it, SequentialHeadWrapper(head, "
+                "sequence_length_mask='sequence_mask'), or use RNNClassifier (which does). "
+                f"Received: head={head!r}"
             )
         _check_cell_arguments(rnn_cell_fn, units, cell_type)
         canned_model_fn.check_optimizer(optimizer)
@@ -146,12 +151,13 @@ class RNNEstimator(Estimator):
 
         def model_fn(features, labels, mode):
             sequence_columns = sequence_inputs.check_sequence_columns(sequence_feature_columns)
-            logits = rnn_logits(
+            logits, mask = rnn_logits(
                 features, mode, head.logits_dimension, sequence_columns,
                 list(context_feature_columns or []),
                 lambda: rnn_layer(rnn_cell_fn, units, cell_type, return_sequences),
-                return_sequences,
             )  # fmt: skip
+            if return_sequences and head.input_sequence_mask_key not in features:
+                features = {**features, head.input_sequence_mask_key: mask}
             return _spec(head, features, mode, logits, labels, optimizer)
 
         super().__init__(model_fn, model_dir, config)
@@ -178,7 +184,12 @@ class RNNClassifier(RNNEstimator):
     """A classifier over sequences (binary or multi-class), as tf.estimator 2.15's.
 
     Its predictions: `logits`, `logistic` (binary), `probabilities`, `class_ids`, `classes`,
-    `all_class_ids`, `all_classes`. See `RNNEstimator` for the other arguments.
+    `all_class_ids`, `all_classes`. With `return_sequences=True` every valid time step is an
+    example: labels are [batch, time] (padded, or a SparseTensor), a `weight_column` is the key
+    of [batch, time] weights, loss and metrics cover the steps the sequence mask marks valid,
+    and predictions are per step (`class_ids` [time, 1] per example) with the mask under the
+    key `sequence_mask` (the features' own tensor of that name, if they hold one, else one made
+    from the sequence lengths). See `RNNEstimator` for the other arguments.
 
     Example:
         >>> tokens = tf.feature_column.sequence_categorical_column_with_identity("tokens", 10)
@@ -204,9 +215,21 @@ class RNNClassifier(RNNEstimator):
         sequence_mask: str = "sequence_mask",
         config: RunConfig | None = None,
     ) -> None:
-        del sequence_mask  # the sequential head's mask key: only with return_sequences
         head = canned_model_fn.classification_head(n_classes, weight_column, label_vocabulary,
                                                    loss_reduction)  # fmt: skip
+        if return_sequences:
+            if weight_column is not None and not isinstance(weight_column, str):
+                raise TypeError(
+                    "With return_sequences=True, weight_column must be None or a string (the "
+                    "key of per-step weights, [batch, time]). Fix: pass the feature's key. "
+                    f"Received: weight_column={weight_column!r}"
+                )
+            logger.info(
+                "Converting head to sequential head with `SequentialHeadWrapper` to allow "
+                "sequential predictions."
+            )
+            head = SequentialHeadWrapper(head, sequence_length_mask=sequence_mask,
+                                         feature_columns=weight_column)  # fmt: skip
         super().__init__(head, sequence_feature_columns, context_feature_columns, units,
                          cell_type, rnn_cell_fn, return_sequences, model_dir, optimizer,
                          config)  # fmt: skip

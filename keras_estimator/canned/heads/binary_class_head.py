@@ -67,7 +67,7 @@ class BinaryClassHead(base.Head):
         logits = self._check_logits(logits)
         with tf.name_scope("predictions"):
             two_class = tf.concat([tf.zeros_like(logits), logits], axis=-1)
-            ids = tf.argmax(two_class, axis=-1, output_type=tf.int64)[:, tf.newaxis]
+            ids = tf.argmax(two_class, axis=-1, output_type=tf.int64)[..., tf.newaxis]
             all_ids, all_names = class_labels.all_classes(logits, 2, self._vocabulary)
             predictions = {
                 base.LOGITS: logits,

@@ -56,7 +56,7 @@ class MultiClassHead(base.Head):
     def predictions(self, logits: tf.Tensor, keys: list | None = None) -> dict:
         logits = self._check_logits(logits)
         with tf.name_scope("predictions"):
-            ids = tf.argmax(logits, axis=-1, output_type=tf.int64)[:, tf.newaxis]
+            ids = tf.argmax(logits, axis=-1, output_type=tf.int64)[..., tf.newaxis]
             all_ids, all_names = class_labels.all_classes(logits, self._n_classes,
                                                           self._vocabulary)  # fmt: skip
             predictions = {
