@@ -76,6 +76,7 @@ _MODULES: dict[str, Any] = {
     "canned.parsing_utils": "keras_estimator.canned.parsing_specs",
     "canned.optimizers": "keras_estimator.canned.optimizers",
     "head": "keras_estimator.canned.heads",
+    "head.sequential_head": "keras_estimator.canned.heads.sequential_head",
     "extenders": "keras_estimator.canned.add_metrics",
     "hooks": "keras_estimator.hooks",
     "inputs": "keras_estimator.inputs",

@@ -10,6 +10,7 @@ from keras_estimator.canned.heads.regression_head import (
     PoissonRegressionHead,
     RegressionHead,
 )
+from keras_estimator.canned.heads.sequential_head import SequentialHeadWrapper
 
 __all__ = [
     "BinaryClassHead",
@@ -20,4 +21,5 @@ __all__ = [
     "MultiLabelHead",
     "PoissonRegressionHead",
     "RegressionHead",
+    "SequentialHeadWrapper",
 ]

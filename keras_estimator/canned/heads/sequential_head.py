@@ -129,8 +129,14 @@ class SequentialHeadWrapper:
                 flat_features[column] = flatten_steps(features[column], mask, length, column)
         return flat_labels, flat_logits, flat_features
 
-    def loss(self, labels: Any, logits: Any, features: dict | None = None,
-             mode: str | None = None, regularization_losses: list | None = None) -> tf.Tensor:  # fmt: skip
+    def loss(
+        self,
+        labels: Any,
+        logits: Any,
+        features: dict | None = None,
+        mode: str | None = None,
+        regularization_losses: list | None = None,
+    ) -> tf.Tensor:
         """The wrapped head's training loss over the valid steps."""
         flat_labels, flat_logits, flat_features = self._flatten(labels, logits, features or {})
         return self._static_head.loss(flat_labels, flat_logits, flat_features, mode,
