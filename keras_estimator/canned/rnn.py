@@ -6,7 +6,9 @@ then a Dense `logits` layer; the head makes the spec. A named optimizer is Adagr
 with its gradients clipped to norm 5, its iterations the global step. Variables keep 2.15's
 names: `sequence_features/<column>/embedding_weights`, `rnn_model/rnn/lstm_cell/kernel`
 (`rnn_model/lstm/lstm_cell/...` for an int `units`), `rnn_model/logits/kernel`, and
-`training/Adagrad/<variable>/accumulator`.
+`training/Adagrad/<variable>/accumulator`. With `return_sequences=True` the logits are per
+step, [batch, time, d], and the head is a sequential one (`SequentialHeadWrapper`, which
+RNNClassifier makes): the features get the sequence mask under its key unless they hold it.
 """
 
 from __future__ import annotations
