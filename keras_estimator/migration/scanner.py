@@ -6,7 +6,8 @@ as tf`: TF1's; `import tensorflow as tf`: TF 2's, where `tf.logging` or
 name (`tf.estimator.DNNClassifier`, `tf.contrib.layers.layer_norm`) looked up in the support
 table (`support_table.json`: what `install()` and `keras-estimator run` provide). Also
 flagged: TF1-only names on a TF 2 import (they run only in `run`'s TF1 mode), `.value` of a
-TF 2 shape dimension; `tf.Session` / `tf.placeholder` inside `with tf.Graph().as_default():`
+TF 2 shape dimension, what needs the network, Cloud Storage or a TPU (`data_access.py`);
+`tf.Session` / `tf.placeholder` inside `with tf.Graph().as_default():`
 are TensorFlow's own graph mode, which runs. Nothing is imported or run; a file that cannot
 be read is a finding of its own and the scan goes on.
 """
@@ -23,6 +24,7 @@ from functools import cache
 from typing import Any
 
 from keras_estimator.migration import (
+    data_access,
     graph_contexts,
     local_imports,
     optional_packages,
@@ -408,6 +410,9 @@ def _scan_tree(tree: ast.AST, nodes: list[ast.AST], report: FileReport, bindings
                 report.canned_uses.append((finding, use.namespace))
     for line in _shape_value_lines(nodes):
         report.findings.append(_shape_value_finding(report, nodes, line, cell))
+    for use in data_access.uses(tree, nodes, bindings):  # the network, Cloud Storage, a TPU
+        report.findings.append(Finding(report.path, use.line, use.api, use.status, use.note,
+                                       use.replacement, cell))  # fmt: skip
     report.findings.sort(key=lambda f: (f.cell or 0, f.line))
 
 
