@@ -64,66 +64,21 @@ def _module_file(name: str, root: str) -> str | None:
     return None
 
 
-def _imported_names(path: str, tree: ast.AST, roots: list[str]) -> list[tuple[str, str]]:
-    """(folder, dotted name) of each module `path`'s imports may load: absolute imports from
-    `roots`, relative ones (`from . import model`, `from ..util import x`) from the package
-    folder their level names."""
-    found = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            found += [(root, alias.name) for root in roots for alias in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                folder = os.path.dirname(path)
-                for _ in range(node.level - 1):
-                    folder = os.path.dirname(folder)
-                bases = [folder]
-            else:
-                bases = roots
-            module = node.module or ""
-            names = [module] + [f"{module}.{alias.name}".strip(".") for alias in node.names]
-            found += [(base, name) for base in bases for name in names if name]
-    return found
-
-
-def _local_imports(path: str, tree: ast.AST, roots: list[str] | None = None) -> list[str]:
-    """Files of the script's tree that `path`'s imports name (`import modeling`, `from x
-    import y`, `from . import model`), with the packages they pass through. `roots` are the
-    folders absolute imports start from (default: `path`'s own folder, as `python path`)."""
-    roots = roots or [os.path.dirname(path)]
-    files = []
-    for base, name in _imported_names(path, tree, roots):
-        parts = name.split(".")
-        for depth in range(1, len(parts) + 1):  # `import a.b` runs a/__init__.py too
-            module = os.path.join(base, *parts[:depth])
-            for candidate in (module + ".py", os.path.join(module, "__init__.py")):
-                if os.path.isfile(candidate) and candidate not in files:
-                    files.append(candidate)
-    return files
-
-
-def _package_inits(module_file: str, root: str) -> list[str]:
-    """The `__init__.py` files `python -m a.b.c` runs before `a/b/c.py` (from `root`)."""
-    inits, folder = [], os.path.dirname(os.path.abspath(module_file))
-    root = os.path.abspath(root)
-    while folder.startswith(root + os.sep):
-        init = os.path.join(folder, "__init__.py")
-        if os.path.isfile(init) and init != os.path.abspath(module_file):
-            inits.append(init)
-        folder = os.path.dirname(folder)
-    return inits
-
-
 def tf1_evidence(path: str, max_files: int = 200, roots: list[str] | None = None) -> str | None:
     """Where `path` (or a module of its tree that it imports, transitively) uses a name
     only TensorFlow 1.x had through `import tensorflow`: "pkg/file.py:12 uses tf.logging",
     or None when nothing does. `roots`: where absolute imports start (`-m`: the current
     directory; default: `path`'s folder)."""
+    from keras_estimator.migration.local_imports import (
+        imported_modules,
+        module_files,
+        package_inits,
+    )
     from keras_estimator.migration.tf1_api import parse, tf1_only_uses
 
     pending, seen = [os.path.abspath(path)], set()
     if roots:
-        pending += _package_inits(path, roots[0])
+        pending += package_inits(path, roots[0])
     roots = [os.path.abspath(root) for root in roots or [os.path.dirname(pending[0])]]
     while pending and len(seen) < max_files:
         current = pending.pop(0)
@@ -140,7 +95,7 @@ def tf1_evidence(path: str, max_files: int = 200, roots: list[str] | None = None
         if uses:
             where = os.path.relpath(current, roots[0])
             return f"{where}:{uses[0].line} uses tf.{uses[0].tf1_only}"
-        pending += _local_imports(current, tree, roots)
+        pending += module_files(current, imported_modules(ast.walk(tree)), roots)
     return None
 
 

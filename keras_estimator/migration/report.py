@@ -61,6 +61,8 @@ def _tf1_name(api: str) -> str:
 def verdict_text(report: FileReport) -> str:
     """One line: what `check` concludes about the file."""
     text = _own_verdict_text(report)
+    if report.imported_by:
+        text += f" (checked as imported by {report.imported_by})"
     if any(v1_namespace.V1_NOTE in f.note for f in report.findings):
         text += f"; its canned estimators are tf.compat.v1.estimator's: {v1_namespace.V1_FIX}"
     worse = report.imported_verdicts()

@@ -6,7 +6,8 @@ as tf`: TF1's; `import tensorflow as tf`: TF 2's, where `tf.logging` or
 name (`tf.estimator.DNNClassifier`, `tf.contrib.layers.layer_norm`) looked up in the support
 table (`support_table.json`: what `install()` and `keras-estimator run` provide). Also
 flagged: TF1-only names on a TF 2 import (they run only in `run`'s TF1 mode), `.value` of a
-TF 2 shape dimension; `tf.Session` / `tf.placeholder` inside `with tf.Graph().as_default():`
+TF 2 shape dimension, what needs the network, Cloud Storage or a TPU (`data_access.py`);
+`tf.Session` / `tf.placeholder` inside `with tf.Graph().as_default():`
 are TensorFlow's own graph mode, which runs. Nothing is imported or run; a file that cannot
 be read is a finding of its own and the scan goes on.
 """
@@ -23,7 +24,9 @@ from functools import cache
 from typing import Any
 
 from keras_estimator.migration import (
+    data_access,
     graph_contexts,
+    local_imports,
     optional_packages,
     sources,
     tf1_api,
@@ -31,6 +34,7 @@ from keras_estimator.migration import (
 )
 from keras_estimator.seam.legacy_paths import ESTIMATOR_MODULE_ROOTS
 
+MAX_FOLLOWED_FILES = 200  # a program's own modules checked through its imports, at most
 TABLE_PATH = os.path.join(os.path.dirname(__file__), "support_table.json")
 
 # Finding statuses, from fine to blocking. `tf1_mode`: a TF1-only name on TF 2's `tensorflow`.
@@ -106,6 +110,7 @@ class FileReport:
     reason: str = ""  # why unreadable / skipped
     modules: list[tuple[int, str]] = field(default_factory=list)  # (level, module) imported
     through: list[FileReport] = field(default_factory=list)  # scanned files it imports
+    imported_by: str = ""  # not named on the command line: checked because this file imports it
     # (finding, namespace) of canned-estimator uses (`migration.v1_namespace`); not reported.
     canned_uses: list[tuple[Finding, str]] = field(default_factory=list, repr=False)
 
@@ -145,6 +150,8 @@ class FileReport:
         data["imported_verdicts"] = self.imported_verdicts()
         if self.reason:
             data["reason"] = self.reason
+        if self.imported_by:
+            data["imported_by"] = self.imported_by
         data["tensorflow_imports"] = self.imports
         data["references"] = self.references
         data["counts"] = dict(Counter(f.status for f in self.findings))
@@ -403,6 +410,9 @@ def _scan_tree(tree: ast.AST, nodes: list[ast.AST], report: FileReport, bindings
                 report.canned_uses.append((finding, use.namespace))
     for line in _shape_value_lines(nodes):
         report.findings.append(_shape_value_finding(report, nodes, line, cell))
+    for use in data_access.uses(tree, nodes, bindings):  # the network, Cloud Storage, a TPU
+        report.findings.append(Finding(report.path, use.line, use.api, use.status, use.note,
+                                       use.replacement, cell))  # fmt: skip
     report.findings.sort(key=lambda f: (f.cell or 0, f.line))
 
 
@@ -477,7 +487,7 @@ def _scan_parts(path: str, kind: str, parts: list[tuple[int | None, str]]) -> Fi
     report.imports = _imports(bindings)
     for cell, tree, nodes in trees:
         _scan_tree(tree, nodes, report, bindings, cell)
-        report.modules += _imported_modules(nodes)
+        report.modules += local_imports.imported_modules(nodes)
     _note_v1_canned(report)
     return report
 
@@ -490,19 +500,6 @@ def _note_v1_canned(report: FileReport) -> None:
         if finding.status in ("supported", "caveat") and (namespace == "v1" or tf1_mode):
             own = f"{v1_namespace.V1_NOTE}; {v1_namespace.V1_FIX}"
             finding.note = "; ".join(n for n in (own, finding.note) if n)
-
-
-def _imported_modules(nodes: list[ast.AST]) -> list[tuple[int, str]]:
-    """(level, dotted) of each import: `from . import x` -> (1, "x"), `import a.b` -> (0, "a.b")."""
-    found = []
-    for node in nodes:
-        if isinstance(node, ast.Import):
-            found += [(0, alias.name) for alias in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            found.append((node.level, base))
-            found += [(node.level, f"{base}.{a.name}".strip(".")) for a in node.names]
-    return [(level, name) for level, name in found if name or level]
 
 
 def _link_local_imports(reports: list[FileReport]) -> None:
@@ -574,8 +571,46 @@ def scan(paths: list[str], max_size: int = sources.MAX_SOURCE_BYTES) -> list[Fil
             report = FileReport(path, "python", reason="not found (a dangling link?)")
             report.findings.append(Finding(path, 0, "<skipped>", "skipped", note=report.reason))
             reports.append(report)
+    reports += _follow_local_imports(reports, max_size)
     _link_local_imports(reports)
     return reports
+
+
+def _follow_local_imports(reports: list[FileReport], max_size: int) -> list[FileReport]:
+    """Reports for the program's own modules that the scanned files import (transitively)
+    and that were not named: `check trainer/task.py` also checks the `trainer/model.py` its
+    `from . import model` or `from trainer import model` loads, as `run` would run it.
+
+    Absolute imports are looked up beside the file, above its packages (where `python -m
+    pkg.mod` starts) and in the current directory when the file is below it.
+    """
+    scanned = {os.path.abspath(r.path) for r in reports}
+    cwd = os.path.abspath(os.getcwd())
+    followed: list[FileReport] = []
+    pending = [(r, r.path) for r in reports]
+    while pending and len(followed) < MAX_FOLLOWED_FILES:
+        report, path = pending.pop(0)
+        absolute = os.path.abspath(path)
+        top = local_imports.package_root(absolute)
+        roots = [os.path.dirname(absolute), top]
+        if absolute.startswith(cwd + os.sep):
+            roots.append(cwd)
+        roots = list(dict.fromkeys(roots))
+        files = local_imports.module_files(absolute, report.modules, roots)
+        files += local_imports.package_inits(absolute, top)
+        for file in files:
+            if os.path.abspath(file) in scanned or len(followed) >= MAX_FOLLOWED_FILES:
+                continue
+            scanned.add(os.path.abspath(file))
+            shown = os.path.relpath(file) if file.startswith(cwd + os.sep) else file
+            try:
+                imported = scan_file(shown, max_size)
+            except FileNotFoundError:
+                continue
+            imported.imported_by = report.path
+            followed.append(imported)
+            pending.append((imported, imported.path))
+    return followed
 
 
 def scan_paths(paths: list[str], max_size: int = sources.MAX_SOURCE_BYTES) -> list[Finding]:

@@ -163,7 +163,7 @@ def import_bindings(tree: ast.AST, nodes: list[ast.AST] | None = None) -> dict[s
     for _ in range(3):
         changed = False
         for node in assignments:
-            resolved = _resolve(node.value, _effective(bindings))
+            resolved = resolve(node.value, _effective(bindings))
             if resolved in _NAMESPACE_ROOTS:
                 changed |= bind(node.targets[0].id, resolved)  # type: ignore[attr-defined]
         if not changed:
@@ -179,7 +179,9 @@ def _effective(bindings: dict[str, list[str]]) -> dict[str, str]:
     return effective
 
 
-def _resolve(node: ast.AST, bindings: dict[str, str]) -> str | None:
+def resolve(node: ast.AST, bindings: dict[str, str]) -> str | None:
+    """The dotted path a name or attribute chain refers to through `bindings` (imports):
+    `np.load` -> "numpy.load"; None when its root is not bound by an import."""
     if isinstance(node, ast.Name):
         return bindings.get(node.id)
     if isinstance(node, ast.Attribute):
