@@ -184,10 +184,12 @@ def train_op(
     """
     example_id = optimizer._example_id_column
     if example_id not in features:
-        raise ValueError(
+        # A KeyError, as tf.estimator 2.15 raised (a bare KeyError: 'example_id').
+        raise KeyError(
             f"The example id column {example_id!r} of LinearSDCA is not in features. Expected "
-            "input_fn's features to hold a string per example under that key. Received: "
-            f"features keys {sorted(features)}"
+            "input_fn's features to hold a string per example under that key (the same string "
+            "each time an example is seen); add it to the features, or pass the key they use "
+            f"as LinearSDCA(example_id_column=...). Received: features={sorted(features)}"
         )
     cache = internals.feature_column_internals.FeatureTransformationCache(features)
     sparse, sparse_weights, dense, dense_weights = [], [], [], []
