@@ -8,8 +8,10 @@ from typing import Any
 
 import tensorflow as tf
 
-from keras_estimator.canned import canned_model_fn, feature_inputs, optimizers
+from keras_estimator.canned import canned_model_fn, feature_inputs, linear_sdca, optimizers
+from keras_estimator.canned.linear_sdca import LinearSDCA
 from keras_estimator.estimator.estimator import Estimator
+from keras_estimator.spec.mode_keys import ModeKeys
 from keras_estimator.spec.run_config import RunConfig
 
 _LEARNING_RATE = 0.2  # tf.estimator 2.15's learning rate for a named optimizer
@@ -49,14 +51,17 @@ class _LinearEstimator(Estimator):
     def __init__(self, head, feature_columns, model_dir, optimizer, config, warm_start_from,
                  sparse_combiner) -> None:  # fmt: skip
         columns = feature_inputs.check_feature_columns(feature_columns)
+        self._head = head
+        if isinstance(optimizer, LinearSDCA):
+            model_fn = _sdca_model_fn(head, columns, optimizer, sparse_combiner)
+            super().__init__(model_fn, model_dir, config, warm_start_from=warm_start_from)
+            return
         canned_model_fn.check_optimizer(optimizer)
         if not optimizer:  # tf.estimator's default: Ftrl at min(0.2, 1 / sqrt(columns))
             rate = optimizers.linear_learning_rate(len(columns))
 
             def optimizer() -> optimizers.Ftrl:
                 return optimizers.Ftrl(rate)
-
-        self._head = head
 
         def model_fn(features, labels, mode):
             logits = linear_logits(features, columns, head.logits_dimension, sparse_combiner)
@@ -66,6 +71,27 @@ class _LinearEstimator(Estimator):
             )  # fmt: skip
 
         super().__init__(model_fn, model_dir, config, warm_start_from=warm_start_from)
+
+
+def _sdca_model_fn(head: Any, columns: list, optimizer: LinearSDCA, sparse_combiner: str):  # noqa: ANN202
+    """The model_fn of a linear model trained by SDCA (2.15's names: `<weights>_unshrunk`)."""
+    loss_type = linear_sdca.check_sdca(optimizer, head, sparse_combiner)
+
+    def model_fn(features, labels, mode):
+        logits = linear_logits(features, columns, 1, "sum")
+        if mode != ModeKeys.TRAIN:
+            return head.create_estimator_spec(features, mode, logits, labels)
+
+        def train_op_fn(loss: tf.Tensor) -> tf.Operation:
+            return linear_sdca.train_op(
+                optimizer, loss_type, head, columns, features, labels, logits,
+                "linear/linear_model", lambda name: f"{name}_unshrunk",
+            )  # fmt: skip
+
+        return head.create_estimator_spec(features, mode, logits, labels,
+                                          train_op_fn=train_op_fn)  # fmt: skip
+
+    return model_fn
 
 
 class LinearClassifier(_LinearEstimator):

@@ -1,10 +1,10 @@
 """`tf.estimator.experimental` (and `tf.compat.v1.estimator.experimental`): early stopping
 and related hooks, the logit_fn helpers, the raw supervised receiver, KMeans, the RNN
-estimators, and the names of tf.estimator 2.15 that keras_estimator does not provide (they
-raise NotImplementedError)."""
+estimators and LinearSDCA, the SDCA optimizer of the linear estimators."""
 
 from keras_estimator.canned.dnn import dnn_logit_fn_builder
 from keras_estimator.canned.linear import linear_logit_fn_builder
+from keras_estimator.canned.linear_sdca import LinearSDCA
 from keras_estimator.canned.rnn import RNNClassifier, RNNEstimator
 from keras_estimator.canned.v1.kmeans import KMeansClustering as KMeans
 from keras_estimator.experimental.early_stopping import (
@@ -20,7 +20,6 @@ from keras_estimator.experimental.logit_fn import call_logit_fn
 from keras_estimator.experimental.stop_at_checkpoint_step import (
     make_stop_at_checkpoint_step_hook,
 )
-from keras_estimator.experimental.unsupported import LinearSDCA
 from keras_estimator.export.receivers import build_raw_supervised_input_receiver_fn
 
 __all__ = [

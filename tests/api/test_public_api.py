@@ -102,12 +102,6 @@ def test_exporters_are_the_same_classes_at_the_top_level_and_in_export():
 # message must name)
 NOT_PROVIDED = [
     (
-        "experimental.LinearSDCA",
-        dict(example_id_column="id", num_loss_partitions=1, num_table_shards=None,
-             symmetric_l1_regularization=0.0, symmetric_l2_regularization=1.0, adaptive=False),
-        "LinearClassifier / LinearRegressor with optimizer='Ftrl'",
-    ),
-    (
         "tpu.experimental.EmbeddingConfigSpec",
         dict(feature_columns=None, optimization_parameters=None, clipping_limit=None,
              pipeline_execution_with_tensor_core=False,
@@ -145,6 +139,17 @@ def test_kmeans_takes_2_15_arguments_and_keeps_its_class_constants():
     assert (kmeans.CLUSTER_INDEX, kmeans.ALL_DISTANCES, kmeans.SCORE) == (
         "cluster_index", "all_distances", "score",
     )  # fmt: skip
+
+
+def test_linear_sdca_takes_2_15_arguments_and_is_the_same_class_in_v1():
+    sdca = estimator.experimental.LinearSDCA
+    assert estimator.v1.experimental.LinearSDCA is sdca
+    made = sdca(example_id_column="id", num_loss_partitions=1, num_table_shards=None,
+                symmetric_l1_regularization=0.0, symmetric_l2_regularization=1.0,
+                adaptive=False)  # fmt: skip
+    assert "example_id_column='id'" in repr(made)
+    column = tf.feature_column.numeric_column("x")
+    assert isinstance(estimator.LinearClassifier([column], optimizer=made), estimator.Estimator)
 
 
 # -- BaselineEstimator ------------------------------------------------------------------------

@@ -14,24 +14,41 @@ from typing import Any
 
 import tensorflow as tf
 
-from keras_estimator.canned import feature_inputs
+from keras_estimator.canned import feature_inputs, linear_sdca
+from keras_estimator.canned.linear_sdca import LinearSDCA
 from keras_estimator.canned.optimizers import linear_learning_rate
 from keras_estimator.canned.v1 import heads, optimizers, slot_names
 from keras_estimator.canned.v1.dnn import check_features
 from keras_estimator.estimator.estimator_v1 import Estimator
+from keras_estimator.spec.mode_keys import ModeKeys
 from keras_estimator.spec.run_config import RunConfig
 
 _V1 = tf.compat.v1
 _LEARNING_RATE = 0.2  # tf.estimator 2.15's rate for a named optimizer
 
 
-def _check_sdca(optimizer: Any) -> None:
-    if type(optimizer).__name__ == "LinearSDCA":
-        raise ValueError(
-            "LinearSDCA is not supported by keras_estimator's linear estimators. Expected a "
-            "gradient optimizer: use 'Ftrl' (the default) or a tf.compat.v1.train optimizer. "
-            f"Received: optimizer={optimizer!r}"
-        )
+def _sdca_model_fn(head: Any, columns: list, optimizer: LinearSDCA, sparse_combiner: str):  # noqa: ANN202
+    """The model_fn of a linear model trained by SDCA; 2.15's v1 estimators named the
+    unshrunk weights `linear/<weights>/part_0_unshrunk` (a partitioned variable's part)."""
+    loss_type = linear_sdca.check_sdca(optimizer, head, sparse_combiner)
+
+    def model_fn(features, labels, mode):
+        check_features(features)
+        with _V1.variable_scope("linear"):
+            logits = feature_inputs.linear_logits(features, columns, 1, "sum")
+            if mode != ModeKeys.TRAIN:
+                return head.create_estimator_spec(features, mode, logits, labels)
+
+            def train_op_fn(loss: tf.Tensor) -> tf.Operation:
+                return linear_sdca.train_op(
+                    optimizer, loss_type, head, columns, features, labels, logits,
+                    "linear/linear_model", lambda name: f"linear/{name}/part_0_unshrunk",
+                )  # fmt: skip
+
+            return head.create_estimator_spec(features, mode, logits, labels,
+                                              train_op_fn=train_op_fn)  # fmt: skip
+
+    return model_fn
 
 
 class _LinearEstimatorV1(Estimator):
@@ -39,9 +56,12 @@ class _LinearEstimatorV1(Estimator):
                  warm_start_from, sparse_combiner) -> None:  # fmt: skip
         del partitioner  # keras_estimator's variables are never partitioned
         columns = feature_inputs.check_feature_columns(feature_columns)
-        optimizers.check_optimizer_name(optimizer)
-        _check_sdca(optimizer)
         self._head = head
+        if isinstance(optimizer, LinearSDCA):
+            model_fn = _sdca_model_fn(head, columns, optimizer, sparse_combiner)
+            super().__init__(model_fn, model_dir, config, warm_start_from=warm_start_from)
+            return
+        optimizers.check_optimizer_name(optimizer)
 
         def model_fn(features, labels, mode):
             check_features(features)
