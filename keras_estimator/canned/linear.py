@@ -11,7 +11,6 @@ import tensorflow as tf
 from keras_estimator.canned import canned_model_fn, feature_inputs, linear_sdca, optimizers
 from keras_estimator.canned.linear_sdca import LinearSDCA
 from keras_estimator.estimator.estimator import Estimator
-from keras_estimator.spec.mode_keys import ModeKeys
 from keras_estimator.spec.run_config import RunConfig
 
 _LEARNING_RATE = 0.2  # tf.estimator 2.15's learning rate for a named optimizer
@@ -53,7 +52,10 @@ class _LinearEstimator(Estimator):
         columns = feature_inputs.check_feature_columns(feature_columns)
         self._head = head
         if isinstance(optimizer, LinearSDCA):
-            model_fn = _sdca_model_fn(head, columns, optimizer, sparse_combiner)
+            model_fn = linear_sdca.model_fn(
+                head, columns, optimizer, sparse_combiner, lambda name: f"{name}_unshrunk",
+                lambda features: linear_logits(features, columns, 1, "sum"),
+            )  # fmt: skip
             super().__init__(model_fn, model_dir, config, warm_start_from=warm_start_from)
             return
         canned_model_fn.check_optimizer(optimizer)
@@ -71,27 +73,6 @@ class _LinearEstimator(Estimator):
             )  # fmt: skip
 
         super().__init__(model_fn, model_dir, config, warm_start_from=warm_start_from)
-
-
-def _sdca_model_fn(head: Any, columns: list, optimizer: LinearSDCA, sparse_combiner: str):  # noqa: ANN202
-    """The model_fn of a linear model trained by SDCA (2.15's names: `<weights>_unshrunk`)."""
-    loss_type = linear_sdca.check_sdca(optimizer, head, sparse_combiner)
-
-    def model_fn(features, labels, mode):
-        logits = linear_logits(features, columns, 1, "sum")
-        if mode != ModeKeys.TRAIN:
-            return head.create_estimator_spec(features, mode, logits, labels)
-
-        def train_op_fn(loss: tf.Tensor) -> tf.Operation:
-            return linear_sdca.train_op(
-                optimizer, loss_type, head, columns, features, labels, logits,
-                "linear/linear_model", lambda name: f"{name}_unshrunk",
-            )  # fmt: skip
-
-        return head.create_estimator_spec(features, mode, logits, labels,
-                                          train_op_fn=train_op_fn)  # fmt: skip
-
-    return model_fn
 
 
 class LinearClassifier(_LinearEstimator):

@@ -10,6 +10,7 @@ itself is canned/sdca_graph.py.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Any
 
 import tensorflow as tf
@@ -17,6 +18,7 @@ import tensorflow as tf
 from keras_estimator.canned import sdca_graph
 from keras_estimator.canned.heads import BinaryClassHead, MultiClassHead, RegressionHead
 from keras_estimator.seam import internals
+from keras_estimator.spec.mode_keys import ModeKeys
 from keras_estimator.utils.log import quiet_tf_deprecations
 
 logger = logging.getLogger("keras_estimator")
@@ -163,6 +165,36 @@ def _column_inputs(
         "categorical columns (vocabulary, hash bucket, identity, bucketized, crossed, "
         f"weighted) or numeric columns. Received: column={column.name!r}"
     )
+
+
+def model_fn(
+    head: Any,
+    columns: list,
+    optimizer: LinearSDCA,
+    sparse_combiner: str,
+    unshrunk_name: Callable[[str], str],
+    logits_fn: Callable[[dict], tf.Tensor],
+) -> Callable:
+    """The model_fn of a linear model trained by SDCA, for the v2 and v1 estimators.
+
+    `logits_fn(features)` builds the linear model (`linear/linear_model/...`); the
+    estimator's head makes the spec; in TRAIN its train op is `train_op`'s SDCA step.
+    """
+    loss_type = check_sdca(optimizer, head, sparse_combiner)
+
+    def sdca_model_fn(features: dict, labels: Any, mode: str) -> Any:
+        logits = logits_fn(features)
+        if mode != ModeKeys.TRAIN:
+            return head.create_estimator_spec(features, mode, logits, labels)
+
+        def train_op_fn(loss: tf.Tensor) -> tf.Operation:
+            return train_op(optimizer, loss_type, head, columns, features, labels, logits,
+                            "linear/linear_model", unshrunk_name)  # fmt: skip
+
+        return head.create_estimator_spec(features, mode, logits, labels,
+                                          train_op_fn=train_op_fn)  # fmt: skip
+
+    return sdca_model_fn
 
 
 def train_op(

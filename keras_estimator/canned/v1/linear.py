@@ -20,7 +20,6 @@ from keras_estimator.canned.optimizers import linear_learning_rate
 from keras_estimator.canned.v1 import heads, optimizers, slot_names
 from keras_estimator.canned.v1.dnn import check_features
 from keras_estimator.estimator.estimator_v1 import Estimator
-from keras_estimator.spec.mode_keys import ModeKeys
 from keras_estimator.spec.run_config import RunConfig
 
 _V1 = tf.compat.v1
@@ -28,25 +27,19 @@ _LEARNING_RATE = 0.2  # tf.estimator 2.15's rate for a named optimizer
 
 
 def _sdca_model_fn(head: Any, columns: list, optimizer: LinearSDCA, sparse_combiner: str):  # noqa: ANN202
-    """The model_fn of a linear model trained by SDCA; 2.15's v1 estimators named the
-    unshrunk weights `linear/<weights>/part_0_unshrunk` (a partitioned variable's part)."""
-    loss_type = linear_sdca.check_sdca(optimizer, head, sparse_combiner)
+    """The model_fn of a linear model trained by SDCA, all under variable scope `linear`;
+    2.15's v1 estimators named the unshrunk weights `linear/<weights>/part_0_unshrunk` (a
+    partitioned variable's part)."""
+    sdca_model_fn = linear_sdca.model_fn(
+        head, columns, optimizer, sparse_combiner,
+        lambda name: f"linear/{name}/part_0_unshrunk",
+        lambda features: feature_inputs.linear_logits(features, columns, 1, "sum"),
+    )  # fmt: skip
 
     def model_fn(features, labels, mode):
         check_features(features)
         with _V1.variable_scope("linear"):
-            logits = feature_inputs.linear_logits(features, columns, 1, "sum")
-            if mode != ModeKeys.TRAIN:
-                return head.create_estimator_spec(features, mode, logits, labels)
-
-            def train_op_fn(loss: tf.Tensor) -> tf.Operation:
-                return linear_sdca.train_op(
-                    optimizer, loss_type, head, columns, features, labels, logits,
-                    "linear/linear_model", lambda name: f"linear/{name}/part_0_unshrunk",
-                )  # fmt: skip
-
-            return head.create_estimator_spec(features, mode, logits, labels,
-                                              train_op_fn=train_op_fn)  # fmt: skip
+            return sdca_model_fn(features, labels, mode)
 
     return model_fn
 
