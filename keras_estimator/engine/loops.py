@@ -168,7 +168,7 @@ class FirstNonFiniteLoss:
     def shapes(self, specs: dict) -> dict:
         """The loop's shape invariants of the outputs: the loss and global step stay scalars
         (so the checks need no reshape), the rest may vary."""
-        shapes = {key: tf.TensorShape(None) for key in specs}
+        shapes = tf.nest.map_structure(lambda _: tf.TensorShape(None), specs)
         return dict(shapes, **{LOSS_KEY: tf.TensorShape([]), GLOBAL_STEP_KEY: tf.TensorShape([])})
 
 
@@ -225,6 +225,11 @@ class ChunkedLoop:
     (0; see has_kernel_state): the step called alone and the step inside the loop are two
     instances whose random streams both start at the seed, so the loop would repeat the
     first steps' dropout masks.
+
+    For the same reason such a step (`keeps_kernel_state`) runs as one instance when hooks
+    fetch from it too: once a hook has asked for fetches, every step of the loop, watched
+    or not, runs in one loop over the step with all the fetches hooks asked for so far
+    (`_OneInstance`), rather than fetching steps in a pruned step of their own.
     """
 
     def __init__(
@@ -234,11 +239,13 @@ class ChunkedLoop:
         step: TracedStep | None = None,
         steps_before_tracing: int = TRAIN_STEPS_BEFORE_TRACING,
         report_non_finite_loss: bool = False,
+        keeps_kernel_state: bool = False,
     ) -> None:
         self._step = step
         self._step_fn = step_fn
         self._specs = specs
-        self.steps_before_tracing = steps_before_tracing
+        self.steps_before_tracing = 0 if keeps_kernel_state else steps_before_tracing
+        self._one_instance = _OneInstance(self) if keeps_kernel_state and step else None
         # Training: a run's first non-finite loss is what it returns (evaluation runs on).
         self._report_non_finite = report_non_finite_loss
         self._traced = False
@@ -287,6 +294,8 @@ class ChunkedLoop:
         return self._step.ops if self._step is not None else []
 
     def __call__(self, iterator: Any, num_steps: tf.Tensor) -> tuple[tf.Tensor, Any]:
+        if self._one_instance is not None and self._one_instance.active:
+            return self._one_instance(iterator, num_steps, ())
         steps = int(num_steps)
         if not self.steps_before_tracing or (self._traced and steps > 1):
             return self._loop(iterator, num_steps)
@@ -314,17 +323,63 @@ class ChunkedLoop:
             outputs = tf.nest.map_structure(zeros, self._specs)
         return ran, outputs, ran < steps
 
-    def with_fetches(self, extra: dict[str, tf.Tensor]) -> ChunkedLoop:
-        def make() -> ChunkedLoop:
-            run = self._step.with_fetches(extra)
+    def with_fetches(self, extra: dict[str, tf.Tensor]) -> Callable:
+        if self._one_instance is not None:
+            return self._one_instance.fetching(extra)
+        return self._fetching.get(extra, lambda: self._loop_fetching(extra))
 
-            def step_fn(data: Any) -> dict:
-                return _with_hook_values(*run(data))
+    def _loop_fetching(self, extra: dict[str, tf.Tensor], steps_before_tracing: int = -1) -> Any:
+        """This loop around the step pruned to also return `extra` under HOOKS_KEY."""
+        run = self._step.with_fetches(extra)
 
-            specs = dict(self._specs, **{HOOKS_KEY: output_specs(extra)})
-            return ChunkedLoop(step_fn, specs, report_non_finite_loss=self._report_non_finite)
+        def step_fn(data: Any) -> dict:
+            return _with_hook_values(*run(data))
 
-        return self._fetching.get(extra, make)
+        specs = dict(self._specs, **{HOOKS_KEY: output_specs(extra)})
+        before = TRAIN_STEPS_BEFORE_TRACING if steps_before_tracing < 0 else steps_before_tracing
+        return ChunkedLoop(step_fn, specs, steps_before_tracing=before,
+                           report_non_finite_loss=self._report_non_finite)  # fmt: skip
+
+
+# The most fetches one instance returns: beyond them, a hook that fetches new tensors in
+# every call starts again from its own fetches (and the kernels' state with them).
+MAX_ONE_INSTANCE_FETCHES = 64
+
+
+class _OneInstance:
+    """A step with kernel state and hook fetches, run as one instance (see ChunkedLoop).
+
+    Its loop returns every fetch any hook has asked for so far, each step; a call reads the
+    ones its hooks asked for. Only a fetch not asked for before makes a new loop, whose
+    kernels start again (its random streams at the seed): that happens at the first
+    fetching step of a trace, before the step ever ran, unless a hook asks for new tensors
+    later (then the streams restart there, the one place this differs from TF1's graph).
+    """
+
+    def __init__(self, loop: ChunkedLoop) -> None:
+        self._loop = loop
+        self._fetches: dict[str, tf.Tensor] = {}
+        self._fetching: Any = None
+
+    @property
+    def active(self) -> bool:
+        return self._fetching is not None
+
+    def fetching(self, extra: dict[str, tf.Tensor]) -> Callable:
+        if any(self._fetches.get(key) is not tensor for key, tensor in extra.items()):
+            fetches = {**self._fetches, **extra}
+            if len(fetches) > MAX_ONE_INSTANCE_FETCHES:
+                fetches = dict(extra)
+            self._fetches = fetches
+            self._fetching = self._loop._loop_fetching(fetches, steps_before_tracing=0)
+        keys = tuple(extra)
+        return lambda iterator, num_steps: self(iterator, num_steps, keys)
+
+    def __call__(self, iterator: Any, num_steps: tf.Tensor, keys: tuple) -> tuple[tf.Tensor, Any]:
+        ran, outputs = self._fetching(iterator, num_steps)
+        outputs = dict(outputs)
+        values = outputs.pop(HOOKS_KEY, {})
+        return ran, _with_hook_values(outputs, {key: values[key] for key in keys})
 
 
 class DistributedLoop:

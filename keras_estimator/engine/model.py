@@ -353,14 +353,16 @@ class EstimatorModel(keras.Model):
             return DistributedLoop(step_fn, self._ke_global_step, one_per_call=False)
         # A step whose kernels keep state (random streams, say) always runs in the loop: one
         # instance of the step, as in TF1's graph. Others may run their first steps alone.
-        if has_kernel_state(traced.graph):
+        keeps_state = has_kernel_state(traced.graph)
+        if keeps_state:
             before_tracing = 0
         elif mode == ModeKeys.EVAL:
             before_tracing = EVAL_STEPS_BEFORE_TRACING
         else:
             before_tracing = TRAIN_STEPS_BEFORE_TRACING
         return ChunkedLoop(step_fn, traced.specs, traced, steps_before_tracing=before_tracing,
-                           report_non_finite_loss=mode == ModeKeys.TRAIN)  # fmt: skip
+                           report_non_finite_loss=mode == ModeKeys.TRAIN,
+                           keeps_kernel_state=keeps_state)  # fmt: skip
 
     # -- the Keras road: Keras' own API over the model_fn's variables -----------------------
     def _variables(self, trainable: bool) -> list[tf.Variable]:

@@ -112,6 +112,53 @@ def test_random_numbers_never_repeat_across_steps_and_batches(tmp_path):
     assert len(set(noise.tolist())) == len(noise) == 320
 
 
+class NoiseFetcher(tf.train.SessionRunHook):
+    """Fetches the step's noise (by name) every `every` steps and keeps what it saw."""
+
+    def __init__(self, every):
+        self.every, self.seen, self._step = every, {}, 0
+
+    def before_run(self, run_context):
+        if self._step % self.every == 0:
+            return tf.train.SessionRunArgs("noise:0")
+        return None
+
+    def after_run(self, run_context, run_values):
+        if run_values.results is not None:
+            self.seen[self._step] = float(run_values.results[0])
+        self._step += 1
+
+
+@pytest.mark.parametrize("fetch_every", [3, 1])
+def test_hooks_that_fetch_leave_the_random_stream_as_in_tf1s_graph(tmp_path, fetch_every):
+    """Steps a hook fetches from draw from the same stream as the others (tf.estimator
+    2.15: one graph, one stream per call; a seeded call starts it at the seed again)."""
+
+    def model_fn(features, labels, mode, params):
+        draws = tf.get_variable("draws", [40], initializer=tf.zeros_initializer(),
+                                trainable=False)  # fmt: skip
+        noise = tf.identity(tf.random.uniform([1]), name="noise")
+        w = tf.get_variable("w", [], initializer=tf.zeros_initializer())
+        loss = tf.reduce_mean(features["x"] * w)
+        step = tf.train.get_global_step()
+        record = tf.scatter_update(draws, step, noise[0])
+        logging = tf.train.LoggingTensorHook({"loss": loss}, every_n_iter=fetch_every)
+        return estimator.EstimatorSpec(mode, loss=loss, train_op=tf.group(
+            record, tf.assign_add(step, 1)), training_hooks=[logging])  # fmt: skip
+
+    x = np.ones(100, dtype=np.float32)
+    est = make_estimator(tmp_path, model_fn, tf_random_seed=3, log_step_count_steps=1000)
+    fetchers = [NoiseFetcher(5), NoiseFetcher(5)]
+    for fetcher in fetchers:
+        est.train(dataset_input_fn(x, batch_size=1), steps=20, hooks=[fetcher])
+    draws = est.get_variable_value("draws")
+    first, second = draws[:20].tolist(), draws[20:].tolist()
+    assert len(set(first)) == 20  # no step of a call drew what another drew
+    assert second == first  # the second call's stream starts at the seed again
+    assert fetchers[0].seen == {s: pytest.approx(first[s]) for s in (0, 5, 10, 15)}
+    assert fetchers[1].seen == fetchers[0].seen
+
+
 def test_steps_keeping_kernel_state_are_told_apart_from_those_that_do_not():
     # Only a step with no kernel state of its own may run as two instances (alone and in
     # the loop): these assumptions are what the parametrizations above cross.
