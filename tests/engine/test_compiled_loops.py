@@ -159,6 +159,45 @@ def test_hooks_that_fetch_leave_the_random_stream_as_in_tf1s_graph(tmp_path, fet
     assert fetchers[1].seen == fetchers[0].seen
 
 
+def noise_counting_model_fn(features, labels, mode, params):
+    """EVAL: metric `distinct` counts the distinct draws of the 20 steps' noise; the model_fn's
+    own evaluation hook fetches the loss every params["every"] steps."""
+    w = tf.get_variable("w", [], initializer=tf.zeros_initializer())
+    noise = tf.identity(tf.random.uniform([1]), name="noise")
+    loss = tf.reduce_mean(features["x"] * w)
+    if mode == estimator.ModeKeys.TRAIN:
+        step = tf.train.get_global_step()
+        return estimator.EstimatorSpec(mode, loss=loss, train_op=tf.assign_add(step, 1))
+    local = [tf.GraphKeys.LOCAL_VARIABLES]
+    draws = tf.get_variable("draws", [20], initializer=tf.zeros_initializer(),
+                            trainable=False, collections=local)  # fmt: skip
+    count = tf.get_variable("count", [], tf.int32, initializer=tf.zeros_initializer(),
+                            trainable=False, collections=local)  # fmt: skip
+    with tf.control_dependencies([tf.scatter_update(draws, tf.minimum(count, 19), noise[0])]):
+        update = tf.assign_add(count, 1)
+    metrics = {"distinct": (tf.size(tf.unique(draws)[0]), update)}
+    logging = tf.train.LoggingTensorHook({"loss": loss}, every_n_iter=params["every"])
+    return estimator.EstimatorSpec(mode, loss=loss, eval_metric_ops=metrics,
+                                   evaluation_hooks=[logging])  # fmt: skip
+
+
+@pytest.mark.parametrize("fetch_every", [3, 1])
+def test_evaluation_hooks_that_fetch_leave_the_random_stream_as_in_tf1s_graph(
+    tmp_path, fetch_every
+):
+    x = np.ones(20, dtype=np.float32)
+    est = make_estimator(tmp_path, noise_counting_model_fn, params={"every": fetch_every},
+                         tf_random_seed=3)  # fmt: skip
+    est.train(dataset_input_fn(x, batch_size=1), steps=1)
+    for _ in range(2):  # each seeded evaluate() starts the stream at the seed again
+        fetcher = NoiseFetcher(5)
+        metrics = est.evaluate(dataset_input_fn(x, batch_size=1), hooks=[fetcher])
+        assert metrics["distinct"] == 20
+        # What the same model_fn and hooks saw on tf.estimator 2.15.1 (TF 2.15's Philox).
+        expected = {0: 0.12736404, 5: 0.75038099, 10: 0.12010670, 15: 0.38818109}
+        assert fetcher.seen == {step: pytest.approx(v) for step, v in expected.items()}
+
+
 def test_steps_keeping_kernel_state_are_told_apart_from_those_that_do_not():
     # Only a step with no kernel state of its own may run as two instances (alone and in
     # the loop): these assumptions are what the parametrizations above cross.
