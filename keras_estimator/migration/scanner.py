@@ -19,7 +19,7 @@ import fnmatch
 import json
 import os
 from collections import Counter
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from functools import cache
 from typing import Any
 
@@ -32,6 +32,7 @@ from keras_estimator.migration import (
     tf1_api,
     v1_namespace,
 )
+from keras_estimator.migration.uncalled import uncalled_functions
 from keras_estimator.seam.legacy_paths import ESTIMATOR_MODULE_ROOTS
 
 MAX_FOLLOWED_FILES = 200  # a program's own modules checked through its imports, at most
@@ -388,6 +389,7 @@ def _scan_tree(tree: ast.AST, nodes: list[ast.AST], report: FileReport, bindings
     in_graph |= graph_contexts.functions_called_in(nodes, in_graph)
     in_serving = graph_contexts.serving_function_nodes(nodes)
     session_lines, in_session = _test_session_blocks(nodes, in_graph)
+    uncalled = uncalled_functions(tree)
     for line in session_lines:
         report.findings.append(Finding(report.path, line, "TestCase.test_session", "unsupported",
                                        TEST_SESSION_NOTE, TEST_SESSION_FIX, cell))  # fmt: skip
@@ -404,6 +406,8 @@ def _scan_tree(tree: ast.AST, nodes: list[ast.AST], report: FileReport, bindings
         elif api in _PLACEHOLDERS and not {id(use.node)} & (in_graph | in_serving):
             finding = Finding(report.path, use.line, api, "unsupported", EAGER_PLACEHOLDER_NOTE,
                               EAGER_PLACEHOLDER_FIX, cell)  # fmt: skip
+        if finding is not None and finding.status == "unsupported" and id(use.node) in uncalled:
+            finding = _uncalled_caveat(finding, uncalled[id(use.node)])
         if finding is not None:
             report.findings.append(finding)
             if v1_namespace.is_v1_canned(api) and use.namespace in ("v1", "v2"):
@@ -414,6 +418,12 @@ def _scan_tree(tree: ast.AST, nodes: list[ast.AST], report: FileReport, bindings
         report.findings.append(Finding(report.path, use.line, use.api, use.status, use.note,
                                        use.replacement, cell))  # fmt: skip
     report.findings.sort(key=lambda f: (f.cell or 0, f.line))
+
+
+def _uncalled_caveat(finding: Finding, function: str) -> Finding:
+    """A blocking use inside a function the script never calls: `run` does not reach it."""
+    note = f"in {function}(), which nothing in this script calls: `run` does not reach it"
+    return replace(finding, status="caveat", note=f"{note}; if called: {finding.note}")
 
 
 def _shape_value_finding(report: FileReport, nodes: list[ast.AST],

@@ -1,0 +1,62 @@
+"""Functions of a script that nothing calls, read from the source alone.
+
+Research scripts keep debugging helpers next to their `main()` (e.g. a `train_one_step`
+that builds the model in a `tf.Session`), never called when the script runs. What fails
+only inside them does not stop `keras-estimator run`, so `check` reports it as a caveat,
+not as blocking. Only a script's functions count (a file with an
+`if __name__ == "__main__":` block): a module's functions may be called by its importers.
+"""
+
+from __future__ import annotations
+
+import ast
+
+_Function = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+def _is_main_guard(node: ast.AST) -> bool:
+    test = getattr(node, "test", None)
+    return (
+        isinstance(node, ast.If)
+        and isinstance(test, ast.Compare)
+        and isinstance(test.left, ast.Name)
+        and test.left.id == "__name__"
+        and any(isinstance(c, ast.Constant) and c.value == "__main__" for c in test.comparators)
+    )
+
+
+def _referenced_names(nodes: list[ast.AST], functions: dict[str, ast.AST]) -> set[str]:
+    """The function names `nodes` use: `f()`, `obj.f`, `f` passed along, or a string naming
+    it (`getattr(module, "f")`, `__all__`)."""
+    names: set[str] = set()
+    for node in nodes:
+        if isinstance(node, ast.Name):
+            names.add(node.id)
+        elif isinstance(node, ast.Attribute):
+            names.add(node.attr)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            if node.value in functions:
+                names.add(node.value)
+    return names
+
+
+def uncalled_functions(tree: ast.AST) -> dict[int, str]:
+    """`{id(node): function name}` for the nodes inside the script's top-level functions
+    that nothing else in the script refers to by name (nor functions only those refer to);
+    `{}` for a file that is not a script. Methods and nested functions are never counted:
+    frameworks call them (a hook's `before_run`, a layer's `call`) without naming them."""
+    body = getattr(tree, "body", [])
+    if not any(_is_main_guard(n) for n in body):
+        return {}
+    functions = {n.name: n for n in body if isinstance(n, _Function)}
+    inner = {name: [n for n in ast.walk(f) if n is not f] for name, f in functions.items()}
+    outside = [n for top in body if not isinstance(top, _Function) for n in ast.walk(top)]
+    dead: set[str] = set()
+    while True:  # a helper only dead functions call is dead too
+        live = [n for name, nodes in inner.items() if name not in dead for n in nodes]
+        used = _referenced_names(outside + live, functions)
+        newly = {name for name in functions if name not in used and name not in dead}
+        if not newly:
+            break
+        dead |= newly
+    return {id(n): name for name in dead for n in inner[name]}

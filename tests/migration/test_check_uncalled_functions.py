@@ -1,0 +1,129 @@
+"""`check` judges what a script runs: a blocking use inside a function nothing in the
+script calls (a debugging helper beside `main()`) is a caveat, and `run` runs the script;
+once something calls it, it blocks again, and `run` fails there."""
+
+import textwrap
+
+from helpers import run_python
+
+from keras_estimator.migration import exit_status, scan
+
+SCRIPT = '''\
+import numpy as np
+import tensorflow.compat.v1 as tf
+
+
+def model_fn(features, labels, mode):
+    w = tf.get_variable("w", [1, 1])
+    loss = tf.reduce_mean(tf.square(tf.matmul(features["x"], w) - labels))
+    train_op = tf.train.GradientDescentOptimizer(0.1).minimize(
+        loss, global_step=tf.train.get_global_step())
+    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+
+def input_fn():
+    x = np.ones([8, 1], np.float32)
+    return tf.data.Dataset.from_tensor_slices(({"x": x}, 2 * x)).batch(4).repeat()
+
+
+def debug_one_step():
+    """Never called when the script runs (a helper for an interactive session)."""
+    loss = debug_loss()
+    with tf.Session() as sess:
+        print(sess.run(loss))
+
+
+def debug_loss():
+    return tf.constant(1.0)
+
+
+def main():
+    est = tf.estimator.Estimator(model_fn, model_dir=MODEL_DIR)
+    est.train(input_fn, steps=3)
+    print("trained to", est.get_variable_value("global_step"))
+    CALL
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+
+def write_script(tmp_path, call=""):
+    path = tmp_path / "train.py"
+    source = SCRIPT.replace("MODEL_DIR", repr(str(tmp_path / "model")))
+    path.write_text(source.replace("CALL", call or "pass"))
+    return path
+
+
+def test_a_session_in_a_function_nothing_calls_is_a_caveat_and_run_runs_the_script(tmp_path):
+    path = write_script(tmp_path)
+    (report,) = scan([str(path)])
+    session = next(f for f in report.findings if f.api == "tf.Session")
+    assert session.status == "caveat"
+    assert "in debug_one_step(), which nothing in this script calls" in session.note
+    assert "No sessions" in session.note  # what would happen if it were called
+    assert exit_status([report]) == 0
+
+    done = run_python("-m", "keras_estimator", "run", str(path), cwd=str(tmp_path))
+    assert done.returncode == 0, done.stdout[-2000:]
+    assert "trained to 3" in done.stdout
+
+
+def test_once_main_calls_it_the_session_blocks_and_run_fails_there(tmp_path):
+    path = write_script(tmp_path, call="debug_one_step()")
+    (report,) = scan([str(path)])
+    session = next(f for f in report.findings if f.api == "tf.Session")
+    assert session.status == "unsupported" and exit_status([report]) == 1
+
+    done = run_python("-m", "keras_estimator", "run", str(path), cwd=str(tmp_path))
+    assert done.returncode != 0
+    assert "trained to 3" in done.stdout  # the estimator ran; the session call did not
+    assert "Session graph is empty" in done.stderr
+
+
+def test_only_a_scripts_top_level_functions_count(tmp_path):
+    # A module's functions may be called by its importers; methods and nested functions
+    # are called by frameworks (a hook's before_run) without being named.
+    module = tmp_path / "helpers_module.py"
+    module.write_text(
+        textwrap.dedent("""\
+        import tensorflow.compat.v1 as tf
+
+        def open_session():
+            return tf.Session()
+    """)
+    )
+    (report,) = scan([str(module)])
+    assert [f.status for f in report.findings if f.api == "tf.Session"] == ["unsupported"]
+
+    script = tmp_path / "hooks_script.py"
+    script.write_text(
+        textwrap.dedent("""\
+        import tensorflow.compat.v1 as tf
+
+        class Hook(tf.train.SessionRunHook):
+            def end(self, session):
+                tf.Session()
+
+        def outer():
+            def inner():
+                return tf.Session()
+            return inner
+
+        def by_name():
+            return tf.Session()
+
+        HANDLERS = {"by_name": "by_name"}
+
+        if __name__ == "__main__":
+            outer()
+            getattr(__import__(__name__), HANDLERS["by_name"])()
+    """)
+    )
+    (report,) = scan([str(script)])
+    assert [(f.line, f.status) for f in report.findings if f.api == "tf.Session"] == [
+        (5, "unsupported"),  # a method: a framework calls it
+        (9, "unsupported"),  # nested in a function the script calls
+        (13, "unsupported"),  # named by a string: may be called through it
+    ]
