@@ -856,3 +856,43 @@ RECIPES += [
 ]
 
 RECIPES += BERT_ERA
+
+RECIPES += [
+    Recipe(
+        name="tpu-resnet",
+        repo=TPU[0],
+        commit=TPU[1],
+        folder="models",
+        entry="official/resnet/resnet_main.py",
+        args=(
+            "--use_tpu=False",
+            "--data_dir=",
+            "--model_dir={work}/model",
+            "--resnet_depth=18",
+            "--train_batch_size=8",
+            "--eval_batch_size=8",
+            "--train_steps=60",
+            "--steps_per_eval=30",
+            "--image_size=32",
+            "--num_train_images=64",
+            "--num_eval_images=16",
+            "--num_label_classes=10",
+            "--mode=train_and_eval",
+            "--iterations_per_loop=30",
+        ),  # fmt: skip
+        kind="TPUEstimator ResNet-18 (use_tpu=False), params_dict + absl flags, "
+        "EMA / bfloat16 scope options, the program's own null input, train_and_eval loop",
+        pythonpath=(".", "official/resnet"),
+        edits=(
+            # As tpu-mnist: TPUClusterResolver('') raises without a TPU, on 2.15 too.
+            Edit(
+                "official/resnet/resnet_main.py",
+                "  tpu_cluster_resolver = tf.distribute",
+                "  tpu_cluster_resolver = None and tf.distribute",
+            ),
+        ),
+        timeout=600,
+        note="needs PyYAML on both sides (the program's params_dict); an empty --data_dir "
+        "is the program's synthetic input",
+    ),
+]

@@ -44,12 +44,13 @@ def summary(rows: list[tuple[Recipe, dict[str, Outcome], int | None]]) -> str:
     runs_215 = [(r, o, c) for r, o, c in rows if o.get("2.15", Outcome("skip")).status == "pass"]
     n = len(runs_215)
     edited = sum(o["edited"].status == "pass" for _, o, _ in runs_215 if "edited" in o)
+    # No metrics logged on 2.15 is nothing to compare with: not counted as comparable.
     comparable = sum(
-        o["edited"].status == "pass"
-        and (metrics_comparable(o["2.15"].metrics, o["edited"].metrics) or not o["2.15"].metrics)
+        o["edited"].status == "pass" and metrics_comparable(o["2.15"].metrics, o["edited"].metrics)
         for _, o, _ in runs_215
         if "edited" in o
     )
+    unmeasured = sum(not o["2.15"].metrics for _, o, _ in runs_215)
     raw = sum(o.get("unmodified", Outcome("skip")).status == "pass" for _, o, _ in runs_215)
     here_any = sum(o.get("unmodified", Outcome("skip")).status == "pass" for _, o, _ in rows)
     checked = [(o, c) for _, o, c in rows if c is not None and "unmodified" in o]
@@ -62,7 +63,8 @@ def summary(rows: list[tuple[Recipe, dict[str, Outcome], int | None]]) -> str:
         [
             f"- programs: {len(rows)}; run on tf.estimator 2.15 with the recipe's edits: {n}",
             f"- of those, run here with the same edits: {pct(edited, n)}; with comparable "
-            f"metrics (same keys, loose band): {pct(comparable, n)}",
+            f"metrics (same keys, loose band): {pct(comparable, n)}"
+            + (f" ({unmeasured} logged no metrics on 2.15)" if unmeasured else ""),
             f"- of those, run here with no edit to their code: {pct(raw, n)}",
             f"- run here unmodified, of all programs: {pct(here_any, len(rows))}",
             f"- `check` exit 0 exactly when `run` runs the unmodified program: "
