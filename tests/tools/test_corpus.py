@@ -160,3 +160,20 @@ def test_the_same_edits_run_on_tf_estimator_2_15(checkouts, tmp_path):
     )
     assert outcome.status == "pass", outcome.log[-3000:]
     assert outcome.metrics["global_step"] == 5.0
+
+
+def test_the_summary_counts_comparable_metrics_only_where_2_15_logged_some():
+    recipe = Recipe(name="p", repo="example/tiny", commit="0" * 40, folder=".", entry="p.py",
+                    kind="")  # fmt: skip
+    logged = runner.Outcome("pass", metrics={"loss": 0.7, "global_step": 5.0})
+    silent = runner.Outcome("pass")
+    rows = [
+        (recipe, {"2.15": logged, "edited": logged, "unmodified": logged}, 0),
+        (recipe, {"2.15": silent, "edited": silent, "unmodified": silent}, 0),
+    ]
+    text = table.summary(rows)
+    assert (
+        "comparable metrics (same keys, loose band): 1/2 (50%) (1 logged no metrics on 2.15)"
+        in text
+    )
+    assert "run here with no edit to their code: 2/2 (100%)" in text
