@@ -238,6 +238,28 @@ def test_batch_normalization_4d_matches_values_recorded_on_tf_2_15():
     )
 
 
+def test_batch_normalization_fused_false_moves_towards_the_biased_variance_as_tf_2_15():
+    """`fused=False` on a 4-D input: TF1's unfused graph, the biased batch variance in the
+    moving average (TF 2.15.1 gave [6.002672, 4.5463533]: 0.5 * 1 + 0.5 * var(x))."""
+    x = np.random.RandomState(0).randn(4, 3, 3, 2).astype("float32") * 3 + 1
+
+    def build():
+        out = v1.layers.batch_normalization(
+            tf.constant(x), training=True, momentum=0.5, fused=False
+        )
+        with tf.control_dependencies(v1.get_collection(v1.GraphKeys.UPDATE_OPS)):
+            return tf.identity(out)
+
+    out, variables = run_graph(build)
+    assert np.abs(out).sum() == pytest.approx(56.877037, rel=1e-5)
+    np.testing.assert_allclose(
+        variables["batch_normalization/moving_variance"], [6.002672, 4.5463533], rtol=1e-5
+    )
+    biased = x.reshape(-1, 2).var(axis=0)
+    np.testing.assert_allclose(variables["batch_normalization/moving_variance"],
+                               0.5 + 0.5 * biased, rtol=1e-5)  # fmt: skip
+
+
 def test_tf1_positional_argument_orders():
     def build():
         img = tf.ones([2, 6, 6, 3])

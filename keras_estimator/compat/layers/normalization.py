@@ -201,6 +201,7 @@ def batch_normalization(
         gamma_constraint=gamma_constraint,
         renorm=renorm,
         trainable=trainable,
+        fused=fused,
         virtual_batch_size=virtual_batch_size,
         adjustment=adjustment,
         name=name,
