@@ -871,14 +871,14 @@ RECIPES += [
             "--resnet_depth=18",
             "--train_batch_size=8",
             "--eval_batch_size=8",
-            "--train_steps=60",
-            "--steps_per_eval=30",
+            "--train_steps=240",
+            "--steps_per_eval=120",
             "--image_size=32",
             "--num_train_images=64",
             "--num_eval_images=16",
             "--num_label_classes=10",
             "--mode=train_and_eval",
-            "--iterations_per_loop=30",
+            "--iterations_per_loop=120",
         ),  # fmt: skip
         kind="TPUEstimator ResNet-18 (use_tpu=False), params_dict + absl flags, "
         "EMA / bfloat16 scope options, the program's own null input, train_and_eval loop",
@@ -889,6 +889,13 @@ RECIPES += [
                 "official/resnet/resnet_main.py",
                 "  tpu_cluster_resolver = tf.distribute",
                 "  tpu_cluster_resolver = None and tf.distribute",
+            ),
+            # Unseeded, a ResNet on the constant null input ends anywhere from loss 0.9 to
+            # 3.9 at step 240 on 2.15 alone (3 runs): a graph seed makes runs comparable.
+            Edit(
+                "official/resnet/resnet_main.py",
+                "      save_checkpoints_steps=save_checkpoints_steps,",
+                "      save_checkpoints_steps=save_checkpoints_steps, tf_random_seed=1,",
             ),
         ),
         timeout=600,
