@@ -595,31 +595,6 @@ CENSUS_ARGS = (
     "--num-layers",
     "2",
 )
-# cmls-census-estimator's: seeded (an edit) and long enough to settle, 2000 steps (v1
-# defaults, Adagrad 0.001 and Ftrl, on unnormalised inputs: after 16 steps both sides were
-# saturated, predicting one class for every example).
-CENSUS_ESTIMATOR_ARGS = (
-    "--train-files",
-    "data/adult.data.csv",
-    "--eval-files",
-    "data/adult.test.csv",
-    "--job-dir",
-    "{work}/model",
-    "--train-steps",
-    "2000",
-    "--eval-steps",
-    "5",
-    "--num-epochs",
-    "250",
-    "--train-batch-size",
-    "16",
-    "--eval-batch-size",
-    "16",
-    "--first-layer-size",
-    "16",
-    "--num-layers",
-    "2",
-)
 INDEX_TABLE = (
     "tf.contrib.lookup.index_table_from_tensor(label_values)",
     "tf.lookup.StaticVocabularyTable(tf.lookup.KeyValueTensorInitializer("
@@ -668,7 +643,7 @@ RECIPES += [
         commit=CMLS[1],
         folder="census/estimator",
         entry="-m trainer.task",
-        args=CENSUS_ESTIMATOR_ARGS,
+        args=CENSUS_ARGS,
         kind="canned DNNLinearCombinedClassifier, contrib.lookup in input_fn, exporters, CSV",
         data=census_csvs,
         edits=(
@@ -682,11 +657,6 @@ RECIPES += [
                 "        tf.constant(constants.LABELS))",
                 "tf.lookup.StaticVocabularyTable(tf.lookup.KeyValueTensorInitializer("
                 "tf.constant(constants.LABELS), tf.range(2, dtype=tf.int64)), 1)",
-            ),
-            Edit(
-                "trainer/task.py",
-                "tf.estimator.RunConfig(\n",
-                "tf.estimator.RunConfig(\n        tf_random_seed=1,\n",
             ),
         ),
         pythonpath=(".",),
