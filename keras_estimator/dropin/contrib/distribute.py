@@ -31,6 +31,8 @@ def _gpu_devices(num_gpus: int, name: str) -> list[str]:
         )
     if num_gpus == 0:
         return ["/device:CPU:0"]
+    # TF 1 soft-placed a missing GPU's replica on the CPU; TensorFlow 2 does so for one, but
+    # the all-reduce of two replicas on absent GPUs hangs (measured on TF 2.21): say so now.
     visible = len(tf.config.list_logical_devices("GPU"))
     if num_gpus > visible:
         raise ValueError(
