@@ -2,6 +2,8 @@
 `RunConfig(train_distribute=...)` (`MirroredStrategy(num_gpus=N)` in tf-estimator-tutorials'
 multi-GPU trainer) are TensorFlow 2's, over the devices TF 1's contrib chose."""
 
+import logging
+
 import pytest
 import tensorflow as tf
 from helpers import dataset_input_fn, make_estimator
@@ -34,8 +36,9 @@ def test_num_gpus_zero_is_a_mirrored_strategy_on_the_cpu(installed):
 def test_arguments_that_cannot_work_raise_saying_how_to_fix(installed):
     contrib = v1.contrib.distribute
     visible = len(tf.config.list_logical_devices("GPU"))
-    with pytest.raises(ValueError, match=rf"sees {visible}.*Received: num_gpus={visible + 1}"):
-        contrib.MirroredStrategy(num_gpus=visible + 1)
+    asked = max(2, visible + 1)  # one absent GPU is soft-placed on the CPU (below)
+    with pytest.raises(ValueError, match=rf"sees {visible}.*Received: num_gpus={asked}"):
+        contrib.MirroredStrategy(num_gpus=asked)
     with pytest.raises(ValueError, match="not both.*Received: num_gpus=1, num_gpus_per_worker=1"):
         contrib.MirroredStrategy(num_gpus=1, num_gpus_per_worker=1)
     with pytest.raises(ValueError, match=r"Fix: pass devices=\[...\] only"):
@@ -48,6 +51,15 @@ def test_arguments_that_cannot_work_raise_saying_how_to_fix(installed):
         _ = contrib.CollectiveAllReduceStrategy
     assert lookup("tf.contrib.distribute.CollectiveAllReduceStrategy")["status"] == "unsupported"
     assert lookup("tf.contrib.distribute.MirroredStrategy")["status"] == "supported"
+
+
+def test_one_gpu_where_none_is_visible_runs_on_the_cpu_as_tf1_soft_placement(installed, caplog):
+    if tf.config.list_logical_devices("GPU"):
+        pytest.skip("a GPU is visible: num_gpus=1 is that GPU")
+    with caplog.at_level(logging.WARNING, logger="keras_estimator"):
+        strategy = v1.contrib.distribute.MirroredStrategy(num_gpus=1)
+    assert _devices(strategy) == ["CPU"] and strategy.num_replicas_in_sync == 1
+    assert "sees no GPU, so its one replica runs on the CPU" in caplog.text
 
 
 def test_cross_device_ops_and_one_device(installed):

@@ -4,18 +4,22 @@ TF 1.x trainers built `tf.contrib.distribute.MirroredStrategy(num_gpus=N)` (or
 `num_gpus_per_worker=N`, or `devices=[...]`) and handed it to
 `RunConfig(train_distribute=...)`. Here they are TensorFlow 2's `tf.distribute` strategies
 over the same devices: `num_gpus=N` is GPUs 0..N-1, `num_gpus=0` the CPU, as in TF 1's
-contrib. As in tf.estimator, an input_fn's batches are per-replica batches (what the
-contrib strategy did too). The rest of tf.contrib.distribute raises an error naming its TF2
-replacement.
+contrib (`num_gpus=1` where no GPU is visible runs on the CPU, as TF 1's soft placement did;
+more GPUs than visible raise). As in tf.estimator, an input_fn's batches are per-replica
+batches (what the contrib strategy did too). The rest of tf.contrib.distribute raises an
+error naming its TF2 replacement.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 
 import tensorflow as tf
 
 from keras_estimator.dropin.contrib.removed import removed_attribute_getattr
+
+logger = logging.getLogger("keras_estimator")
 
 _INSTEAD = "tf.distribute strategies in RunConfig(train_distribute=...)"
 _ALL_REDUCE = {"nccl": tf.distribute.NcclAllReduce,
@@ -31,12 +35,22 @@ def _gpu_devices(num_gpus: int, name: str) -> list[str]:
         )
     if num_gpus == 0:
         return ["/device:CPU:0"]
-    # TF 1 soft-placed a missing GPU's replica on the CPU; TensorFlow 2 does so for one, but
-    # the all-reduce of two replicas on absent GPUs hangs (measured on TF 2.21): say so now.
     visible = len(tf.config.list_logical_devices("GPU"))
+    if num_gpus == 1 and visible == 0:
+        # TF 1's soft placement (the Estimator's default session config) ran the one replica
+        # on the CPU; so does this.
+        logger.warning(
+            "tf.contrib.distribute.MirroredStrategy(%s=1): this process sees no GPU, so its "
+            "one replica runs on the CPU (as TF 1's soft placement put it). Pass %s=0 to ask "
+            "for the CPU.",
+            name,
+            name,
+        )
+        return ["/device:CPU:0"]
     if num_gpus > visible:
+        # Two replicas or more on absent GPUs hang TF 2.21's all-reduce (measured): say so now.
         raise ValueError(
-            f"tf.contrib.distribute.MirroredStrategy was asked for {num_gpus} GPU(s) but this "
+            f"tf.contrib.distribute.MirroredStrategy was asked for {num_gpus} GPUs but this "
             f"process sees {visible}: a strategy over GPUs that do not exist cannot place its "
             f"replicas. Fix: pass {name}=<at most {visible}> ({name}=0 trains on the CPU), or "
             f"make the GPUs visible (CUDA_VISIBLE_DEVICES). Received: {name}={num_gpus}"
