@@ -13,8 +13,9 @@ from keras_estimator.dropin.contrib.removed import REPLACEMENTS
 from keras_estimator.migration import lookup, scan_paths
 
 v1 = tf.compat.v1
-PROVIDED_MODULES = ["cluster_resolver", "data", "eager", "estimator", "factorization", "framework",
-                    "layers", "lookup", "metrics", "rnn", "summary", "training", "tpu"]  # fmt: skip
+PROVIDED_MODULES = ["cluster_resolver", "data", "distribute", "eager", "estimator",
+                    "factorization", "framework", "layers", "lookup", "metrics", "rnn", "summary",
+                    "training", "tpu"]  # fmt: skip
 
 
 @pytest.mark.parametrize("module", sorted(set(REPLACEMENTS) - {"factorization", "rnn", "slim"}))

@@ -79,7 +79,7 @@ def test_what_install_provides_is_matched_exactly():
     assert lookup("tf.contrib.data.no_such_transformation")["status"] == "unsupported"
     assert lookup("tf.contrib.data.map_and_batch")["status"] == "supported"
     assert lookup("tf.contrib.data")["status"] == "supported"  # the module itself
-    assert lookup("tf.contrib.distribute.MirroredStrategy")["status"] == "unsupported"
+    assert lookup("tf.contrib.distribute.CollectiveAllReduceStrategy")["status"] == "unsupported"
     assert lookup("tf.estimator.ModeKeys.TRAIN")["api"] == "tf.estimator.ModeKeys"
     assert lookup("tf.layers.dense")["status"] == "supported"
     layers = lookup("tf.layers.embedding")

@@ -2,11 +2,11 @@
 
 `install()` puts this package at `tf.compat.v1.contrib` (and `tensorflow.contrib` for
 `from tensorflow.contrib import layers`). It provides `tpu`, `cluster_resolver`, `data`,
-`estimator` (BoostedTrees' in-memory trainers), `layers`, `framework`, `training`
-(HParams), `metrics`, `rnn`, `factorization` (KMeansClustering), `summary` (for TPU
-host_calls), and `slim` when the tf-slim package is installed. Every other part of
-`tf.contrib` raises an error naming the replacement; `keras-estimator check` lists the
-same facts.
+`distribute` (MirroredStrategy / OneDeviceStrategy for RunConfig), `estimator` (BoostedTrees'
+in-memory trainers), `layers`, `framework`, `training` (HParams), `metrics`, `rnn`,
+`factorization` (KMeansClustering), `summary` (for TPU host_calls), and `slim` when the
+tf-slim package is installed. Every other part of `tf.contrib` raises an error naming the
+replacement; `keras-estimator check` lists the same facts.
 
 Example:
     >>> import keras_estimator; keras_estimator.install()
@@ -22,8 +22,8 @@ from typing import Any
 
 from keras_estimator.dropin.contrib.removed import removed_module_message
 
-PROVIDED = ("cluster_resolver", "data", "eager", "estimator", "factorization", "framework",
-            "layers", "lookup", "metrics", "rnn", "slim", "summary", "training",
+PROVIDED = ("cluster_resolver", "data", "distribute", "eager", "estimator", "factorization",
+            "framework", "layers", "lookup", "metrics", "rnn", "slim", "summary", "training",
             "tpu")  # fmt: skip
 
 

@@ -13,7 +13,6 @@ from typing import Any
 REPLACEMENTS: dict[str, str] = {
     "learn": "tf.estimator (keras_estimator): Estimator, canned estimators, train_and_evaluate",
     "opt": "keras.optimizers (e.g. AdamW, Lion) or tf.compat.v1.train optimizers",
-    "distribute": "tf.distribute strategies in RunConfig(train_distribute=...)",
     "seq2seq": "keras layers (keras.layers.Attention, keras.layers.RNN) or tensorflow-addons' "
     "seq2seq successors",
     "image": "tf.image or keras.layers (e.g. keras.layers.RandomTranslation)",
@@ -52,6 +51,7 @@ INNER_REPLACEMENTS: dict[str, str] = {
     "framework": "tf.contrib.framework's public names or their tf.compat.v1 equivalents",
     "training": "tf.contrib.training's public names or tf.compat.v1.train",
     "data": "tf.data / tf.data.experimental",
+    "distribute": "tf.distribute strategies in RunConfig(train_distribute=...)",
     "metrics": "tf.compat.v1.metrics",
     "cluster_resolver": "tf.distribute.cluster_resolver",
     "summary": "tf.summary",
