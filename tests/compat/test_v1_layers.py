@@ -219,45 +219,41 @@ def test_regularizers_land_in_regularization_losses():
     assert total == pytest.approx(6.0 + 1.0)
 
 
-def test_batch_normalization_4d_matches_values_recorded_on_tf_2_15():
-    """TF1 used the fused kernel for 4-D inputs: unbiased variance in the moving average.
-
-    The expected numbers were produced by this same graph on TF 2.15.1.
-    """
-    x = np.random.RandomState(0).randn(4, 3, 3, 2).astype("float32") * 3 + 1
-
-    def build():
-        out = v1.layers.batch_normalization(tf.constant(x), training=True, momentum=0.5)
-        with tf.control_dependencies(v1.get_collection(v1.GraphKeys.UPDATE_OPS)):
-            return tf.identity(out)
-
-    out, variables = run_graph(build)
-    assert np.abs(out).sum() == pytest.approx(56.877037, rel=1e-5)
-    np.testing.assert_allclose(
-        variables["batch_normalization/moving_variance"], [6.1598921, 4.6619635], rtol=1e-5
-    )
+BN_INPUT_4D = np.random.RandomState(0).randn(4, 3, 3, 2).astype("float32") * 3 + 1
 
 
-def test_batch_normalization_fused_false_moves_towards_the_biased_variance_as_tf_2_15():
-    """`fused=False` on a 4-D input: TF1's unfused graph, the biased batch variance in the
-    moving average (TF 2.15.1 gave [6.002672, 4.5463533]: 0.5 * 1 + 0.5 * var(x))."""
-    x = np.random.RandomState(0).randn(4, 3, 3, 2).astype("float32") * 3 + 1
+def one_batch_normalization_step(**kwargs):
+    """(|outputs| summed, moving_variance) after one training step on BN_INPUT_4D."""
 
     def build():
         out = v1.layers.batch_normalization(
-            tf.constant(x), training=True, momentum=0.5, fused=False
+            tf.constant(BN_INPUT_4D), training=True, momentum=0.5, **kwargs
         )
         with tf.control_dependencies(v1.get_collection(v1.GraphKeys.UPDATE_OPS)):
             return tf.identity(out)
 
     out, variables = run_graph(build)
-    assert np.abs(out).sum() == pytest.approx(56.877037, rel=1e-5)
-    np.testing.assert_allclose(
-        variables["batch_normalization/moving_variance"], [6.002672, 4.5463533], rtol=1e-5
-    )
-    biased = x.reshape(-1, 2).var(axis=0)
-    np.testing.assert_allclose(variables["batch_normalization/moving_variance"],
-                               0.5 + 0.5 * biased, rtol=1e-5)  # fmt: skip
+    return np.abs(out).sum(), variables["batch_normalization/moving_variance"]
+
+
+def test_batch_normalization_4d_matches_values_recorded_on_tf_2_15():
+    """TF1 used the fused kernel for 4-D inputs: unbiased variance in the moving average.
+
+    The expected numbers were produced by this same graph on TF 2.15.1.
+    """
+    total, moving_variance = one_batch_normalization_step()
+    assert total == pytest.approx(56.877037, rel=1e-5)
+    np.testing.assert_allclose(moving_variance, [6.1598921, 4.6619635], rtol=1e-5)
+
+
+def test_batch_normalization_fused_false_moves_towards_the_biased_variance_as_tf_2_15():
+    """`fused=False` on a 4-D input: TF1's unfused graph, the biased batch variance in the
+    moving average (TF 2.15.1 gave [6.002672, 4.5463533]: 0.5 * 1 + 0.5 * var(x))."""
+    total, moving_variance = one_batch_normalization_step(fused=False)
+    assert total == pytest.approx(56.877037, rel=1e-5)
+    np.testing.assert_allclose(moving_variance, [6.002672, 4.5463533], rtol=1e-5)
+    biased = BN_INPUT_4D.reshape(-1, 2).var(axis=0)
+    np.testing.assert_allclose(moving_variance, 0.5 + 0.5 * biased, rtol=1e-5)
 
 
 def test_tf1_positional_argument_orders():
