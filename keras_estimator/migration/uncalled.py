@@ -43,14 +43,16 @@ def _referenced_names(nodes: list[ast.AST], functions: dict[str, ast.AST]) -> se
 def uncalled_functions(tree: ast.AST) -> dict[int, str]:
     """`{id(node): function name}` for the nodes inside the script's top-level functions
     that nothing else in the script refers to by name (nor functions only those refer to);
-    `{}` for a file that is not a script. Methods and nested functions are never counted:
-    frameworks call them (a hook's `before_run`, a layer's `call`) without naming them."""
+    `{}` for a file that is not a script. Methods, nested functions and decorated functions
+    are never counted: frameworks call them (a hook's `before_run`, a layer's `call`, what a
+    decorator registers) without naming them."""
     body = getattr(tree, "body", [])
     if not any(_is_main_guard(n) for n in body):
         return {}
-    functions = {n.name: n for n in body if isinstance(n, _Function)}
+    functions = {n.name: n for n in body if isinstance(n, _Function) and not n.decorator_list}
     inner = {name: [n for n in ast.walk(f) if n is not f] for name, f in functions.items()}
-    outside = [n for top in body if not isinstance(top, _Function) for n in ast.walk(top)]
+    outside = [n for top in body if getattr(top, "name", None) not in functions
+               for n in ast.walk(top)]  # fmt: skip
     dead: set[str] = set()
     while True:  # a helper only dead functions call is dead too
         live = [n for name, nodes in inner.items() if name not in dead for n in nodes]

@@ -114,6 +114,10 @@ def test_only_a_scripts_top_level_functions_count(tmp_path):
         def by_name():
             return tf.Session()
 
+        @REGISTRY.register
+        def registered():
+            return tf.Session()
+
         HANDLERS = {"by_name": "by_name"}
 
         if __name__ == "__main__":
@@ -126,4 +130,5 @@ def test_only_a_scripts_top_level_functions_count(tmp_path):
         (5, "unsupported"),  # a method: a framework calls it
         (9, "unsupported"),  # nested in a function the script calls
         (13, "unsupported"),  # named by a string: may be called through it
+        (17, "unsupported"),  # decorated: what its decorator registers may be called
     ]
