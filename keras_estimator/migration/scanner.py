@@ -114,6 +114,9 @@ class FileReport:
     imported_by: str = ""  # not named on the command line: checked because this file imports it
     # (finding, namespace) of canned-estimator uses (`migration.v1_namespace`); not reported.
     canned_uses: list[tuple[Finding, str]] = field(default_factory=list, repr=False)
+    # (caveat, blocking finding it replaced) for uses in functions the script never calls;
+    # undone when another checked file imports this one (its functions may be called).
+    uncalled_caveats: list[tuple[Finding, Finding]] = field(default_factory=list, repr=False)
 
     @property
     def own_verdict(self) -> str:
@@ -407,7 +410,8 @@ def _scan_tree(tree: ast.AST, nodes: list[ast.AST], report: FileReport, bindings
             finding = Finding(report.path, use.line, api, "unsupported", EAGER_PLACEHOLDER_NOTE,
                               EAGER_PLACEHOLDER_FIX, cell)  # fmt: skip
         if finding is not None and finding.status == "unsupported" and id(use.node) in uncalled:
-            finding = _uncalled_caveat(finding, uncalled[id(use.node)])
+            blocking, finding = finding, _uncalled_caveat(finding, uncalled[id(use.node)])
+            report.uncalled_caveats.append((finding, blocking))
         if finding is not None:
             report.findings.append(finding)
             if v1_namespace.is_v1_canned(api) and use.namespace in ("v1", "v2"):
@@ -583,7 +587,22 @@ def scan(paths: list[str], max_size: int = sources.MAX_SOURCE_BYTES) -> list[Fil
             reports.append(report)
     reports += _follow_local_imports(reports, max_size)
     _link_local_imports(reports)
+    _judge_imported_scripts_as_called(reports)
     return reports
+
+
+def _judge_imported_scripts_as_called(reports: list[FileReport]) -> None:
+    """A script another checked file imports is a module too: its functions may be called
+    from there, so what they use blocks again."""
+    imported = {id(t) for r in reports for t in r.through} | {
+        id(r) for r in reports if r.imported_by
+    }
+    for report in reports:
+        if id(report) not in imported:
+            continue
+        for caveat, blocking in report.uncalled_caveats:
+            report.findings[report.findings.index(caveat)] = blocking
+        report.uncalled_caveats.clear()
 
 
 def _follow_local_imports(reports: list[FileReport], max_size: int) -> list[FileReport]:

@@ -4,7 +4,10 @@ Research scripts keep debugging helpers next to their `main()` (e.g. a `train_on
 that builds the model in a `tf.Session`), never called when the script runs. What fails
 only inside them does not stop `keras-estimator run`, so `check` reports it as a caveat,
 not as blocking. Only a script's functions count (a file with an
-`if __name__ == "__main__":` block): a module's functions may be called by its importers.
+`if __name__ == "__main__":` block that no other checked file imports: the scanner undoes
+the caveats of an imported one). `main` always counts as called (`tf.app.run()` calls it
+without naming it), and nothing counts as uncalled in a script that looks functions up by
+computed names (`globals()`, `getattr(module, name)`, `eval`, `fire.Fire()`).
 """
 
 from __future__ import annotations
@@ -23,6 +26,25 @@ def _is_main_guard(node: ast.AST) -> bool:
         and test.left.id == "__name__"
         and any(isinstance(c, ast.Constant) and c.value == "__main__" for c in test.comparators)
     )
+
+
+# Calls that can reach a function without its name written anywhere in the script.
+_DYNAMIC_LOOKUPS = frozenset({"globals", "locals", "vars", "eval", "exec", "__import__",
+                              "import_module", "Fire"})  # fmt: skip
+
+
+def _looks_up_names(nodes: list[ast.AST]) -> bool:
+    for node in nodes:
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+        if name in _DYNAMIC_LOOKUPS:
+            return True
+        computed = len(node.args) > 1 and not isinstance(node.args[1], ast.Constant)
+        if name == "getattr" and computed:
+            return True
+    return False
 
 
 def _referenced_names(nodes: list[ast.AST], functions: dict[str, ast.AST]) -> set[str]:
@@ -47,9 +69,13 @@ def uncalled_functions(tree: ast.AST) -> dict[int, str]:
     are never counted: frameworks call them (a hook's `before_run`, a layer's `call`, what a
     decorator registers) without naming them."""
     body = getattr(tree, "body", [])
-    if not any(_is_main_guard(n) for n in body):
+    if not any(_is_main_guard(n) for n in body) or _looks_up_names(list(ast.walk(tree))):
         return {}
-    functions = {n.name: n for n in body if isinstance(n, _Function) and not n.decorator_list}
+    functions = {
+        n.name: n
+        for n in body
+        if isinstance(n, _Function) and not n.decorator_list and n.name != "main"
+    }
     inner = {name: [n for n in ast.walk(f) if n is not f] for name, f in functions.items()}
     outside = [n for top in body if getattr(top, "name", None) not in functions
                for n in ast.walk(top)]  # fmt: skip

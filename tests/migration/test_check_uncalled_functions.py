@@ -132,3 +132,63 @@ def test_only_a_scripts_top_level_functions_count(tmp_path):
         (13, "unsupported"),  # named by a string: may be called through it
         (17, "unsupported"),  # decorated: what its decorator registers may be called
     ]
+
+
+def test_main_and_names_looked_up_at_run_time_count_as_called(tmp_path):
+    def session_statuses(source):
+        path = tmp_path / "job.py"
+        path.write_text(textwrap.dedent(source))
+        (report,) = scan([str(path)])
+        return [f.status for f in report.findings if f.api == "tf.Session"]
+
+    # tf.app.run() calls the module's main without naming it.
+    assert session_statuses("""\
+        import tensorflow.compat.v1 as tf
+
+        def main(_):
+            tf.Session()
+
+        if __name__ == "__main__":
+            tf.app.run()
+    """) == ["unsupported"]
+    # A function reached through a computed name: nothing in the script is judged uncalled.
+    assert session_statuses("""\
+        import tensorflow.compat.v1 as tf
+        MODE = "train"
+
+        def run_train():
+            tf.Session()
+
+        if __name__ == "__main__":
+            globals()["run_" + MODE]()
+    """) == ["unsupported"]
+
+
+def test_a_script_that_another_checked_file_imports_is_judged_as_a_module(tmp_path):
+    (tmp_path / "lib_with_self_test.py").write_text(
+        textwrap.dedent("""\
+        import tensorflow.compat.v1 as tf
+
+        def open_session():
+            return tf.Session()
+
+        if __name__ == "__main__":
+            print("self-test")
+    """)
+    )
+    (tmp_path / "entry.py").write_text(
+        textwrap.dedent("""\
+        import lib_with_self_test
+
+        if __name__ == "__main__":
+            lib_with_self_test.open_session()
+    """)
+    )
+    alone = scan([str(tmp_path / "lib_with_self_test.py")])
+    assert [f.status for r in alone for f in r.findings if f.api == "tf.Session"] == ["caveat"]
+    reports = scan([str(tmp_path / "entry.py")])  # follows the import
+    (library,) = [r for r in reports if r.path.endswith("lib_with_self_test.py")]
+    assert [f.status for f in library.findings if f.api == "tf.Session"] == ["unsupported"]
+    assert exit_status(reports) == 1
+    both = scan([str(tmp_path / "entry.py"), str(tmp_path / "lib_with_self_test.py")])
+    assert exit_status(both) == 1
