@@ -938,8 +938,8 @@ RECIPES += [
                 "  tpu_cluster_resolver = tf.distribute",
                 "  tpu_cluster_resolver = None and tf.distribute",
             ),
-            # Unseeded, 240 steps on 2.15 alone ended anywhere from loss 0.9 to 3.9 (on the
-            # program's constant null input, 3 runs): a graph seed, alike on both sides.
+            # Unseeded, 2.15 disagreed with itself from run to run (240 steps, 3 runs: loss
+            # 0.9 to 3.9): a graph seed, alike on both sides.
             Edit(
                 "official/resnet/resnet_main.py",
                 "      save_checkpoints_steps=save_checkpoints_steps,",

@@ -73,8 +73,9 @@ class BatchNormalization(Layer):
         for a in self._axes:
             self._broadcast[a] = int(shape[a])
         self._reduce = [a for a in range(rank) if a not in self._axes]
-        # TF1 used the fused kernel for 4-D/5-D float32/16 inputs normalised over channels
-        # (unless fused=False); it moves `moving_variance` towards the unbiased variance.
+        # tf.compat.v1 (2.15) used the fused kernel for 4-D/5-D float32/16 inputs normalised
+        # over channels (unless fused=False; TF 1.15: 4-D only); it moves `moving_variance`
+        # towards the unbiased variance.
         self._unbiased_update = (
             self.fused is not False
             and rank in (4, 5)
