@@ -47,6 +47,9 @@ def test_arguments_that_cannot_work_raise_saying_how_to_fix(installed):
         contrib.MirroredStrategy(num_gpus_per_worker=-1)
     with pytest.raises(ValueError, match="Received: all_reduce_alg='ring'"):
         contrib.AllReduceCrossDeviceOps("ring")
+    absent = [f"/gpu:{i}" for i in range(visible + 2)]  # devices= too, beyond the visible GPUs
+    with pytest.raises(ValueError, match=rf"given {visible + 2} GPU devices.*Received: devices="):
+        contrib.MirroredStrategy(devices=absent)
     with pytest.raises(AttributeError, match="CollectiveAllReduceStrategy is not provided.*Fix"):
         _ = contrib.CollectiveAllReduceStrategy
     assert lookup("tf.contrib.distribute.CollectiveAllReduceStrategy")["status"] == "unsupported"
@@ -67,6 +70,11 @@ def test_cross_device_ops_and_one_device(installed):
     assert isinstance(contrib.AllReduceCrossDeviceOps(), tf.distribute.NcclAllReduce)
     packed = contrib.AllReduceCrossDeviceOps("hierarchical_copy", num_packs=2)
     assert isinstance(packed, tf.distribute.HierarchicalCopyAllReduce)
+    # TF 1.14's small-gradient aggregation arguments are accepted (TF 2 has none).
+    tf1_arguments = contrib.AllReduceCrossDeviceOps(
+        "nccl", 1, agg_small_grads_max_bytes=0, agg_small_grads_max_group=10
+    )
+    assert isinstance(tf1_arguments, tf.distribute.NcclAllReduce)
     one = contrib.OneDeviceStrategy("/cpu:0")
     assert isinstance(one, tf.distribute.OneDeviceStrategy) and _devices(one) == ["CPU"]
     with one.scope():

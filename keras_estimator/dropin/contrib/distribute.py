@@ -52,10 +52,25 @@ def _gpu_devices(num_gpus: int, name: str) -> list[str]:
         raise ValueError(
             f"tf.contrib.distribute.MirroredStrategy was asked for {num_gpus} GPUs but this "
             f"process sees {visible}: a strategy over GPUs that do not exist cannot place its "
-            f"replicas. Fix: pass {name}=<at most {visible}> ({name}=0 trains on the CPU), or "
-            f"make the GPUs visible (CUDA_VISIBLE_DEVICES). Received: {name}={num_gpus}"
+            f"replicas. Fix: pass {name}=<at most {max(visible, 1)}> ({name}=0 trains on the "
+            f"CPU), or make the GPUs visible (CUDA_VISIBLE_DEVICES). "
+            f"Received: {name}={num_gpus}"
         )
     return [f"/device:GPU:{i}" for i in range(num_gpus)]
+
+
+def _check_gpus_visible(devices: list[str]) -> None:
+    """`devices=` naming more GPUs than this process sees, for more than one replica,
+    raises as `num_gpus=` does (such replicas hang TF 2.21's all-reduce)."""
+    gpus = [d for d in devices if "gpu" in d.lower()]
+    visible = len(tf.config.list_logical_devices("GPU"))
+    if len(devices) > 1 and len(gpus) > visible:
+        raise ValueError(
+            f"tf.contrib.distribute.MirroredStrategy was given {len(gpus)} GPU devices but "
+            f"this process sees {visible} GPUs: replicas on GPUs that do not exist cannot "
+            "run. Fix: list only visible devices (tf.config.list_logical_devices()), or make "
+            f"the GPUs visible (CUDA_VISIBLE_DEVICES). Received: devices={devices!r}"
+        )
 
 
 def MirroredStrategy(  # noqa: N802 - TF 1's class name
@@ -101,6 +116,8 @@ def MirroredStrategy(  # noqa: N802 - TF 1's class name
         )
     if devices is None and count is not None:
         devices = _gpu_devices(count, name)
+    elif devices is not None:
+        _check_gpus_visible(list(devices))
     return tf.distribute.MirroredStrategy(
         devices=None if devices is None else list(devices),
         cross_device_ops=cross_device_ops or cross_tower_ops,
@@ -118,10 +135,15 @@ def OneDeviceStrategy(device: str) -> tf.distribute.OneDeviceStrategy:  # noqa: 
 
 
 def AllReduceCrossDeviceOps(  # noqa: N802 - TF 1's class name
-    all_reduce_alg: str = "nccl", num_packs: int = 1
+    all_reduce_alg: str = "nccl",
+    num_packs: int = 1,
+    agg_small_grads_max_bytes: int = 0,
+    agg_small_grads_max_group: int = 10,
 ) -> tf.distribute.CrossDeviceOps:
     """TF 1's `AllReduceCrossDeviceOps`: `tf.distribute.NcclAllReduce` ("nccl") or
     `tf.distribute.HierarchicalCopyAllReduce` ("hierarchical_copy"), with `num_packs`.
+    TF 2 has no small-gradient aggregation: `agg_small_grads_*` are accepted and, when set,
+    ignored with a warning.
 
     Example:
         >>> ops = tf.contrib.distribute.AllReduceCrossDeviceOps("hierarchical_copy")
@@ -131,6 +153,14 @@ def AllReduceCrossDeviceOps(  # noqa: N802 - TF 1's class name
             f"tf.contrib.distribute.AllReduceCrossDeviceOps supports all_reduce_alg "
             f"{sorted(_ALL_REDUCE)}. Fix: pass one of them. Received: "
             f"all_reduce_alg={all_reduce_alg!r}"
+        )
+    if agg_small_grads_max_bytes:
+        logger.warning(
+            "tf.contrib.distribute.AllReduceCrossDeviceOps: TF 2's all-reduce has no "
+            "small-gradient aggregation; agg_small_grads_max_bytes=%s (and "
+            "agg_small_grads_max_group=%s) are ignored.",
+            agg_small_grads_max_bytes,
+            agg_small_grads_max_group,
         )
     return _ALL_REDUCE[all_reduce_alg](num_packs=num_packs)
 
