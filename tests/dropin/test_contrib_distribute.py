@@ -56,9 +56,10 @@ def test_arguments_that_cannot_work_raise_saying_how_to_fix(installed):
     assert lookup("tf.contrib.distribute.MirroredStrategy")["status"] == "supported"
 
 
+@pytest.mark.skipif(
+    bool(tf.config.list_logical_devices("GPU")), reason="a GPU is visible: num_gpus=1 is that GPU"
+)
 def test_one_gpu_where_none_is_visible_runs_on_the_cpu_as_tf1_soft_placement(installed, caplog):
-    if tf.config.list_logical_devices("GPU"):
-        pytest.skip("a GPU is visible: num_gpus=1 is that GPU")
     with caplog.at_level(logging.WARNING, logger="keras_estimator"):
         strategy = v1.contrib.distribute.MirroredStrategy(num_gpus=1)
     assert _devices(strategy) == ["CPU"] and strategy.num_replicas_in_sync == 1
