@@ -13,6 +13,7 @@ from keras_estimator.engine.output_keys import HOOKS_KEY
 from keras_estimator.engine.summaries import write_scalars
 from keras_estimator.hooks.step_watcher import StepWatcher, hook_values, scalar_logs
 from keras_estimator.runtime.history import TrainingHistory
+from keras_estimator.runtime.input_pipeline import CallInput
 from keras_estimator.runtime.model_runtime import ModelRuntime
 from keras_estimator.spec.mode_keys import ModeKeys
 
@@ -74,7 +75,8 @@ class EvalCall:
         limit = steps if steps is not None else _UNTIL_EXHAUSTED
         watcher = StepWatcher(runner, callbacks, model, "test", steps)
         watcher.begin()
-        ran, logs = self._run(loop, iter(dataset), limit, watcher)
+        with CallInput(dataset) as inputs:
+            ran, logs = self._run(loop, inputs, limit, watcher)
         watcher.end(scalar_logs(logs))
         runtime.flush_model_fn_writers(ModeKeys.EVAL)
         if ran == 0:
@@ -96,15 +98,15 @@ class EvalCall:
         return results
 
     @staticmethod
-    def _run(loop: Any, iterator: Any, limit: int, watcher: StepWatcher) -> tuple[int, dict]:
+    def _run(loop: Any, inputs: CallInput, limit: int, watcher: StepWatcher) -> tuple[int, dict]:
         """Runs up to `limit` batches: in one compiled loop, or watched one by one."""
         if not watcher.active:
-            ran, logs = loop(iterator, tf.constant(limit, tf.int64))
+            ran, logs = loop(inputs.iterator, tf.constant(limit, tf.int64))
             return int(ran), logs
 
         def run_step(fetches: dict) -> tuple[bool, dict, dict]:
             step_loop = loop.with_fetches(fetches) if fetches else loop
-            ran, logs = step_loop(iterator, tf.constant(1, tf.int64))
+            ran, logs = step_loop(inputs.iterator, tf.constant(1, tf.int64))
             return bool(int(ran)), logs, hook_values(logs)
 
         done, logs = 0, None
@@ -116,5 +118,5 @@ class EvalCall:
             if stop:
                 break
         if logs is None:  # no batch: the metrics' initial values
-            _, logs = loop(iterator, tf.constant(0, tf.int64))
+            _, logs = loop(inputs.iterator, tf.constant(0, tf.int64))
         return done, logs

@@ -6,10 +6,14 @@ elements and their order are enabled (and only those the input_fn's options leav
 stateless `map`s run in parallel (the TFRecord-parsing map of estimator-era input_fns) and
 batches are assembled in parallel. tf.data already prefetches after the last transformation
 (`inject_prefetch`, on by default).
+
+A call's iterator is let go on a thread of its own when the call ends (`CallInput`): deleting
+a tf.data iterator can wait seconds for tf.data's autotuning thread.
 """
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import tensorflow as tf
@@ -35,3 +39,45 @@ def with_parallel_input(dataset: Any) -> Any:
             setattr(getattr(options, group), name, True)
             changed = True
     return dataset.with_options(options) if changed else dataset
+
+
+class CallInput:
+    """The iterator over one Estimator call's dataset, let go off the caller's thread.
+
+    Use it as a context manager and read `iterator` where it is used (never keep it in a
+    local that outlives the call): on exit, `release()` holds its last reference and drops it
+    on a thread of its own, so the call returns without waiting for the deletion.
+
+    Why: in TF 2.21 an iterator's destructor waits for tf.data's autotuning thread, and that
+    thread misses the wake-up (`CancellationManager::StartCancel` runs the callback that
+    wakes it before `IsCancelled()` turns true), so it sleeps out the rest of its
+    optimization period, which doubles up to 60 s over the iterator's life. Measured: 3-4 s
+    at the end of a 10 s train() in about half the processes (the bimodal wide_mlp figures
+    of the speed table). The wait holds no GIL, so on another thread it costs nothing; the
+    thread is no daemon, so a process still exits only once its input pipelines are gone.
+
+    Example:
+        >>> with CallInput(dataset) as inputs:
+        ...     batch = next(inputs.iterator)
+    """
+
+    def __init__(self, dataset: Any) -> None:
+        self.dataset = dataset
+        self.iterator: Any = iter(dataset)
+
+    def __enter__(self) -> CallInput:
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self.release()
+
+    def release(self) -> None:
+        """Drops the iterator on a thread of its own (here, if no thread can start)."""
+        held = [] if self.iterator is None else [self.iterator]
+        self.iterator = None
+        if not held:
+            return
+        try:
+            threading.Thread(target=held.clear, name="keras_estimator-input-release").start()
+        except RuntimeError:  # interpreter shutdown: no new threads
+            held.clear()

@@ -8,6 +8,7 @@ from typing import Any
 
 from keras_estimator.hooks.step_watcher import StepWatcher
 from keras_estimator.runtime.call_scope import in_call
+from keras_estimator.runtime.input_pipeline import CallInput
 from keras_estimator.runtime.model_runtime import ModelRuntime
 from keras_estimator.runtime.predictions import select_keys, split_examples
 from keras_estimator.spec.mode_keys import ModeKeys
@@ -63,40 +64,41 @@ class PredictCall:
             )
             watcher = StepWatcher(runner, callbacks, runtime.model, "predict")
             watcher.begin()
-            batches = iter(dataset)
-        index, chunk = 0, 0  # chunk: batches per compiled call, once they run in chunks
-        while True:
-            if not watcher.active and predict_fn.chunkable and index >= _BATCHES_ALONE:
-                # No hook or callback sees the batches: several run in one compiled call.
-                chunk = min(max(2 * chunk, 2), _CHUNK)
+            inputs = CallInput(dataset)
+        with inputs:  # let go when the generator ends or is closed (see CallInput)
+            index, chunk = 0, 0  # chunk: batches per compiled call, once they run in chunks
+            while True:
+                if not watcher.active and predict_fn.chunkable and index >= _BATCHES_ALONE:
+                    # No hook or callback sees the batches: several run in one compiled call.
+                    chunk = min(max(2 * chunk, 2), _CHUNK)
+                    with self._step_scope():
+                        computed = predict_fn.chunk(inputs.iterator, chunk)
+                        examples = [e for predictions in computed for e in examples_of(predictions)]
+                    yield from examples
+                    index += len(computed)
+                    if len(computed) < chunk:
+                        break
+                    continue
                 with self._step_scope():
-                    computed = predict_fn.chunk(batches, chunk)
-                    examples = [e for predictions in computed for e in examples_of(predictions)]
+                    batch = next(inputs.iterator, None)
+                    if batch is None:
+                        watcher.input_ended()
+                        break
+
+                    def run_step(fetches: dict, batch: Any = batch) -> tuple[bool, Any, dict]:
+                        step = predict_fn.with_fetches(fetches) if fetches else predict_fn
+                        predictions, values = step(batch)
+                        values = {key: value.numpy() for key, value in values.items()}
+                        return True, select_keys(predictions, predict_keys), values
+
+                    predictions, stop = watcher.step(
+                        index, run_step, lambda predictions: {"outputs": predictions}
+                    )
+                    examples = list(split_examples(predictions, yield_single_examples))
                 yield from examples
-                index += len(computed)
-                if len(computed) < chunk:
+                index += 1
+                if stop:
                     break
-                continue
-            with self._step_scope():
-                batch = next(batches, None)
-                if batch is None:
-                    watcher.input_ended()
-                    break
-
-                def run_step(fetches: dict, batch: Any = batch) -> tuple[bool, Any, dict]:
-                    step = predict_fn.with_fetches(fetches) if fetches else predict_fn
-                    predictions, values = step(batch)
-                    values = {key: value.numpy() for key, value in values.items()}
-                    return True, select_keys(predictions, predict_keys), values
-
-                predictions, stop = watcher.step(
-                    index, run_step, lambda predictions: {"outputs": predictions}
-                )
-                examples = list(split_examples(predictions, yield_single_examples))
-            yield from examples
-            index += 1
-            if stop:
-                break
         with self._step_scope():
             watcher.end({})
             runtime.flush_model_fn_writers()

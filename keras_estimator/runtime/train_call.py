@@ -12,6 +12,7 @@ import tensorflow as tf
 from keras_estimator.checkpoint import checkpoint_files as ckpt_lib
 from keras_estimator.hooks.step_watcher import StepWatcher
 from keras_estimator.runtime.history import TrainingHistory
+from keras_estimator.runtime.input_pipeline import CallInput
 from keras_estimator.runtime.interrupts import GracefulInterrupt
 from keras_estimator.runtime.model_runtime import ModelRuntime
 from keras_estimator.runtime.training_loop import make_saver, run_training
@@ -86,9 +87,10 @@ class TrainCall:
                 runtime.scope(ModeKeys.TRAIN),  # traced in it: called elsewhere, it would retrace
                 self._peer_failures_explained(),
                 GracefulInterrupt(sigterm=config.save_on_sigterm) as interrupt,
+                CallInput(dataset) as inputs,
             ):
                 step = run_training(
-                    loop, dataset, config, saver, watcher,
+                    loop, inputs, config, saver, watcher,
                     runtime.summary_writer(runtime.model_dir) if config.is_chief else None,
                     step, target, on_loss=self._history.record_loss, interrupt=interrupt,
                 )  # fmt: skip

@@ -16,6 +16,7 @@ from keras_estimator.distribute import cluster_barrier, step_agreement
 from keras_estimator.engine.summaries import write_scalars
 from keras_estimator.hooks.runner import HookRunner
 from keras_estimator.hooks.step_watcher import StepWatcher, hook_values
+from keras_estimator.runtime.input_pipeline import CallInput
 from keras_estimator.runtime.progress import TrainingProgress
 from keras_estimator.seam import internals
 
@@ -186,7 +187,7 @@ def _batches_left(dataset: Any) -> int | None:
 
 def run_training(
     loop: Callable,
-    dataset: tf.data.Dataset,
+    inputs: CallInput,
     config: Any,
     saver: ListenedSaver | None,
     watcher: StepWatcher,
@@ -206,7 +207,6 @@ def run_training(
     runner = watcher.runner
     log_every = config.log_step_count_steps
     save_steps, save_secs = (saver.save_steps, saver.save_secs) if saver else (None, None)
-    iterator = iter(dataset)
     last_save_time = last_log_time = time.time()
     last_saved = last_log_step = step
     ran_unsaved = False  # steps ran since the last save (KMeans' first steps keep the step)
@@ -219,7 +219,7 @@ def run_training(
     def interrupted() -> bool:
         return interrupt is not None and interrupt.requested
 
-    remaining = _batches_left(dataset) if runner.active else None
+    remaining = _batches_left(inputs.dataset) if runner.active else None
     strategy = tf.distribute.get_strategy()
     lockstep = cluster_barrier.spans_several_tasks(strategy)  # multi-worker: same calls
     while True:
@@ -267,7 +267,7 @@ def run_training(
 
             def run_step(fetches: dict) -> tuple[bool, dict, dict]:
                 step_loop = loop.with_fetches(fetches) if fetches else loop
-                ran, logs = step_loop(iterator, tf.constant(1, tf.int64))
+                ran, logs = step_loop(inputs.iterator, tf.constant(1, tf.int64))
                 if int(ran):
                     _refuse_non_finite(logs)  # before any after_run, as 2.15
                 return bool(int(ran)), logs, hook_values(logs)
@@ -275,7 +275,7 @@ def run_training(
             logs, stop = watcher.step(step, run_step, lambda logs: {"loss": float(logs["loss"])})
             ran = 0 if logs is None else 1
         else:
-            ran, logs = loop(iterator, tf.constant(chunk, tf.int64))
+            ran, logs = loop(inputs.iterator, tf.constant(chunk, tf.int64))
             ran = int(ran)
             if ran:
                 _refuse_non_finite(logs)
@@ -306,6 +306,7 @@ def run_training(
             last_saved, last_save_time, ran_unsaved = step, time.time(), False
         if ran < chunk:
             break  # input exhausted
+    inputs.release()  # deleted while the call ends (see CallInput)
     progress.close(step, loss)
     try:
         watcher.end({"loss": loss} if loss is not None else {})

@@ -2,7 +2,10 @@
 stateless maps and batching, never changing the elements, their order, or what the
 input_fn chose itself."""
 
+import threading
+
 import numpy as np
+import pytest
 import tensorflow as tf
 
 import keras_estimator as estimator
@@ -62,3 +65,54 @@ def test_an_estimator_sees_the_input_fns_batches_in_order(tmp_path):
     est.train(parsed_records)
     assert seen == [b.numpy().tolist() for b in parsed_records()]
     assert np.sum([len(b) for b in seen]) == 500
+
+
+def _release_threads() -> list:
+    return [t for t in threading.enumerate() if t.name == "keras_estimator-input-release"]
+
+
+@pytest.mark.parametrize("call", ["train", "evaluate", "predict"])
+def test_a_call_returns_before_its_input_is_deleted_and_the_input_is_deleted(tmp_path, call):
+    # TF 2.21 can take seconds to delete an iterator (tf.data's autotuning thread misses its
+    # wake-up): a call lets its iterator go on a thread of its own. Here the input's deletion
+    # waits until the call has returned, so a call that deleted it itself would never return.
+    returned, closed = threading.Event(), []
+
+    def endless():
+        try:
+            while True:
+                yield np.ones([4, 2], np.float32), np.zeros([4], np.int64)
+        finally:  # runs when tf.data deletes the iterator over it
+            closed.append(returned.wait(timeout=30))
+
+    def input_fn():
+        spec = (tf.TensorSpec([4, 2], tf.float32), tf.TensorSpec([4], tf.int64))
+        data = tf.data.Dataset.from_generator(endless, output_signature=spec)
+        return data.map(lambda x, y: ({"x": x}, y))
+
+    def model_fn(features, labels, mode):
+        logits = tf.keras.layers.Dense(2)(features["x"])
+        if mode == estimator.ModeKeys.PREDICT:
+            return estimator.EstimatorSpec(mode, predictions={"logits": logits})
+        loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels, logits))
+        step = tf.compat.v1.train.get_global_step()
+        return estimator.EstimatorSpec(mode, loss=loss, train_op=step.assign_add(1))
+
+    est = estimator.Estimator(model_fn, model_dir=str(tmp_path))
+    batch = ({"x": np.ones([4, 2], np.float32)}, np.zeros([4], np.int64))
+    first = tf.data.Dataset.from_tensors(batch)
+    est.train(lambda: first, steps=1)  # a checkpoint to evaluate and predict from
+    before = set(_release_threads())
+    if call == "train":
+        est.train(input_fn, steps=3)
+    elif call == "evaluate":
+        assert est.evaluate(input_fn, steps=2)["global_step"] == 1
+    else:
+        predictions = est.predict(input_fn)
+        assert next(predictions)["logits"].shape == (2,)
+        predictions.close()  # the caller stops early: the generator ends, the input goes
+    assert closed == []  # the input is still being deleted, and the call has returned
+    returned.set()
+    for thread in set(_release_threads()) - before:
+        thread.join(timeout=60)
+    assert closed == [True]
