@@ -64,7 +64,9 @@ class CoordinatedLoop:
             )
         return loop
 
-    def __call__(self, iterator: Any, num_steps: tf.Tensor) -> tuple[tf.Tensor, Any]:
+    def __call__(
+        self, iterator: Any, num_steps: tf.Tensor, endless: bool = False
+    ) -> tuple[tf.Tensor, Any]:
         steps = int(num_steps)
         before = int(self._global_step.numpy())
         try:

@@ -11,6 +11,7 @@ of the step still runs: the step's control outputs are fetched too.
 from __future__ import annotations
 
 import collections
+import functools
 from collections.abc import Callable
 from typing import Any, Protocol
 
@@ -50,8 +51,12 @@ class Loop(Protocol):
     def step_ops(self) -> list:
         """The stateful ops one step runs (what a hook's later fetch must follow)."""
 
-    def __call__(self, iterator: Any, num_steps: tf.Tensor) -> tuple[tf.Tensor, Any]:
-        """Runs up to `num_steps` steps; `(steps run, the last step's outputs)`."""
+    def __call__(
+        self, iterator: Any, num_steps: tf.Tensor, endless: bool = False
+    ) -> tuple[tf.Tensor, Any]:
+        """Runs up to `num_steps` steps; `(steps run, the last step's outputs)`. `endless`:
+        the iterator's dataset never ends (infinite cardinality), so a loop may leave out
+        the check for its end."""
 
     def with_fetches(self, extra: dict[str, tf.Tensor]) -> Loop:
         """The same loop whose step also returns `extra` under HOOKS_KEY."""
@@ -230,6 +235,11 @@ class ChunkedLoop:
     fetch from it too: once a hook has asked for fetches, every step of the loop, watched
     or not, runs in one loop over the step with all the fetches hooks asked for so far
     (`_OneInstance`), rather than fetching steps in a pruned step of their own.
+
+    A call over an endless input (`endless=True`) runs a second loop that takes each batch
+    with `get_next()` instead of checking an optional element for the input's end (~7% of
+    a 0.8 ms step, measured on the canned DNN); a step whose kernels keep state always runs
+    the one loop, so that it stays one instance.
     """
 
     def __init__(
@@ -254,14 +264,17 @@ class ChunkedLoop:
         watch = FirstNonFiniteLoss(specs) if report_non_finite_loss else None
         watching = watch is not None and watch.active
 
-        def loop(iterator: Any, num_steps: tf.Tensor) -> tuple[tf.Tensor, Any]:
+        def loop(iterator: Any, num_steps: tf.Tensor, endless: bool) -> tuple[tf.Tensor, Any]:
             def cond(i, exhausted, outputs, carried):
                 return tf.logical_and(i < num_steps, tf.logical_not(exhausted))
 
             def body(i, exhausted, outputs, carried):
-                nxt = iterator.get_next_as_optional()
-                has = nxt.has_value()
-                new_outputs = tf.cond(has, lambda: step_fn(nxt.get_value()), lambda: outputs)
+                if endless:
+                    has, new_outputs = tf.constant(True), step_fn(iterator.get_next())
+                else:
+                    nxt = iterator.get_next_as_optional()
+                    has = nxt.has_value()
+                    new_outputs = tf.cond(has, lambda: step_fn(nxt.get_value()), lambda: outputs)
                 if watching:
                     carried = watch.update(carried, new_outputs)
                 return i + tf.cast(has, tf.int64), tf.logical_not(has), new_outputs, carried
@@ -282,7 +295,12 @@ class ChunkedLoop:
             )  # fmt: skip
             return i, watch.report(carried, outputs) if watching else outputs
 
-        self._loop = tf.function(loop, autograph=False)
+        self._loop = tf.function(functools.partial(loop, endless=False), autograph=False)
+        self._endless_loop = (
+            self._loop
+            if keeps_kernel_state
+            else tf.function(functools.partial(loop, endless=True), autograph=False)
+        )
 
     def get_concrete_function(self, *specs: Any) -> Any:
         self._traced = True
@@ -293,18 +311,21 @@ class ChunkedLoop:
         """The stateful ops one step runs (what a hook's later fetch must follow)."""
         return self._step.ops if self._step is not None else []
 
-    def __call__(self, iterator: Any, num_steps: tf.Tensor) -> tuple[tf.Tensor, Any]:
+    def __call__(
+        self, iterator: Any, num_steps: tf.Tensor, endless: bool = False
+    ) -> tuple[tf.Tensor, Any]:
         if self._one_instance is not None and self._one_instance.active:
             return self._one_instance(iterator, num_steps, ())
+        loop = self._endless_loop if endless else self._loop
         steps = int(num_steps)
         if not self.steps_before_tracing or (self._traced and steps > 1):
-            return self._loop(iterator, num_steps)
+            return loop(iterator, num_steps)
         first = steps if steps <= 1 else min(steps, self.steps_before_tracing)
         ran, outputs, stopped = self._steps_from_python(iterator, first)
         if stopped or ran == steps:  # the input ended or a loss diverged, or the call is done
             return tf.constant(ran, tf.int64), outputs
         self._traced = True
-        more, last = self._loop(iterator, tf.constant(steps - ran, tf.int64))
+        more, last = loop(iterator, tf.constant(steps - ran, tf.int64))
         return tf.constant(ran, tf.int64) + more, last if int(more) else outputs
 
     def _steps_from_python(self, iterator: Any, steps: int) -> tuple[int, Any, bool]:
@@ -373,7 +394,7 @@ class _OneInstance:
             self._fetches = fetches
             self._fetching = self._loop._loop_fetching(fetches, steps_before_tracing=0)
         keys = tuple(extra)
-        return lambda iterator, num_steps: self(iterator, num_steps, keys)
+        return lambda iterator, num_steps, endless=False: self(iterator, num_steps, keys)
 
     def __call__(self, iterator: Any, num_steps: tf.Tensor, keys: tuple) -> tuple[tf.Tensor, Any]:
         ran, outputs = self._fetching(iterator, num_steps)
@@ -444,7 +465,9 @@ class DistributedLoop:
         self._many.get_concrete_function(iterator_spec, steps_spec)
         return concrete
 
-    def __call__(self, iterator: Any, num_steps: tf.Tensor) -> tuple[tf.Tensor, Any]:
+    def __call__(
+        self, iterator: Any, num_steps: tf.Tensor, endless: bool = False
+    ) -> tuple[tf.Tensor, Any]:
         steps = int(num_steps)  # >= 1: the training loop never asks for none
         before = int(self._global_step.numpy())
         try:
@@ -519,7 +542,9 @@ class DistributedEvalLoop:
         self._run = lambda iterator: run(iterator)[0]
         return concrete
 
-    def __call__(self, iterator: Any, num_steps: tf.Tensor) -> tuple[tf.Tensor, Any]:
+    def __call__(
+        self, iterator: Any, num_steps: tf.Tensor, endless: bool = False
+    ) -> tuple[tf.Tensor, Any]:
         ran, outputs = 0, None
         while ran < int(num_steps):
             try:

@@ -64,6 +64,11 @@ class CallInput:
     def __init__(self, dataset: Any) -> None:
         self.dataset = dataset
         self.iterator: Any = iter(dataset)
+        # A dataset that never ends (tf.data knows it of `repeat()`): loops skip end checks.
+        self.endless = (
+            isinstance(dataset, tf.data.Dataset)
+            and int(dataset.cardinality()) == tf.data.INFINITE_CARDINALITY
+        )
 
     def __enter__(self) -> CallInput:
         return self

@@ -275,7 +275,7 @@ def run_training(
             logs, stop = watcher.step(step, run_step, lambda logs: {"loss": float(logs["loss"])})
             ran = 0 if logs is None else 1
         else:
-            ran, logs = loop(inputs.iterator, tf.constant(chunk, tf.int64))
+            ran, logs = loop(inputs.iterator, tf.constant(chunk, tf.int64), endless=inputs.endless)
             ran = int(ran)
             if ran:
                 _refuse_non_finite(logs)

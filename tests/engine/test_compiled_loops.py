@@ -55,8 +55,9 @@ def test_training_until_the_input_ends_counts_every_step(tmp_path, examples):
 
 
 def test_a_long_training_run_gives_the_same_weights_as_step_by_step_calls(tmp_path):
-    """150 steps in one call (32 from Python, the rest compiled) and in 150 one-step calls
-    train exactly as the same SGD computed in numpy."""
+    """150 steps in one call (32 from Python, the rest compiled) over a finite input and
+    over an endless one (`repeat()`: the loop that takes batches without checking for the
+    input's end), and in 150 one-step calls, train exactly as the same SGD in numpy."""
 
     def sgd_model_fn(features, labels, mode, params):
         w = tf.get_variable("w", [1, 1], initializer=tf.ones_initializer())
@@ -70,6 +71,8 @@ def test_a_long_training_run_gives_the_same_weights_as_step_by_step_calls(tmp_pa
     y = 3 * x
     chunked = make_estimator(tmp_path / "chunked", sgd_model_fn, log_step_count_steps=None)
     chunked.train(dataset_input_fn(x, y, batch_size=4), steps=150)
+    endless = make_estimator(tmp_path / "endless", sgd_model_fn, log_step_count_steps=None)
+    endless.train(dataset_input_fn(x, y, batch_size=4, repeat=True), steps=150)
     stepped = make_estimator(tmp_path / "stepped", sgd_model_fn)
     for _ in range(150):
         stepped.train(dataset_input_fn(x, y, batch_size=4), steps=1)
@@ -83,6 +86,7 @@ def test_a_long_training_run_gives_the_same_weights_as_step_by_step_calls(tmp_pa
         xb, yb = x[4 * i : 4 * i + 4, 0], y[4 * i : 4 * i + 4, 0]
         w -= 0.01 * float(np.mean(2 * (xb * w - yb) * xb))
     np.testing.assert_allclose(chunked.get_variable_value("w"), [[w]], rtol=1e-5)
+    np.testing.assert_allclose(endless.get_variable_value("w"), [[w]], rtol=1e-5)
 
 
 def test_random_numbers_never_repeat_across_steps_and_batches(tmp_path):
