@@ -238,8 +238,9 @@ class ChunkedLoop:
 
     A call over an endless input (`endless=True`) runs a second loop that takes each batch
     with `get_next()` instead of checking an optional element for the input's end (~7% of
-    a 0.8 ms step, measured on the canned DNN); a step whose kernels keep state always runs
-    the one loop, so that it stays one instance.
+    a 0.8 ms step, measured on the canned DNN). Every step of one Estimator call is run
+    with the same `endless` (its input's), so a step with kernel state stays one instance
+    within a call; each call starts its kernels anew (`tf.random.set_seed` clears them).
     """
 
     def __init__(
@@ -296,11 +297,7 @@ class ChunkedLoop:
             return i, watch.report(carried, outputs) if watching else outputs
 
         self._loop = tf.function(functools.partial(loop, endless=False), autograph=False)
-        self._endless_loop = (
-            self._loop
-            if keeps_kernel_state
-            else tf.function(functools.partial(loop, endless=True), autograph=False)
-        )
+        self._endless_loop = tf.function(functools.partial(loop, endless=True), autograph=False)
 
     def get_concrete_function(self, *specs: Any) -> Any:
         self._traced = True
@@ -315,7 +312,7 @@ class ChunkedLoop:
         self, iterator: Any, num_steps: tf.Tensor, endless: bool = False
     ) -> tuple[tf.Tensor, Any]:
         if self._one_instance is not None and self._one_instance.active:
-            return self._one_instance(iterator, num_steps, ())
+            return self._one_instance(iterator, num_steps, (), endless)
         loop = self._endless_loop if endless else self._loop
         steps = int(num_steps)
         if not self.steps_before_tracing or (self._traced and steps > 1):
@@ -394,10 +391,12 @@ class _OneInstance:
             self._fetches = fetches
             self._fetching = self._loop._loop_fetching(fetches, steps_before_tracing=0)
         keys = tuple(extra)
-        return lambda iterator, num_steps, endless=False: self(iterator, num_steps, keys)
+        return lambda iterator, num_steps, endless=False: self(iterator, num_steps, keys, endless)
 
-    def __call__(self, iterator: Any, num_steps: tf.Tensor, keys: tuple) -> tuple[tf.Tensor, Any]:
-        ran, outputs = self._fetching(iterator, num_steps)
+    def __call__(
+        self, iterator: Any, num_steps: tf.Tensor, keys: tuple, endless: bool = False
+    ) -> tuple[tf.Tensor, Any]:
+        ran, outputs = self._fetching(iterator, num_steps, endless=endless)
         outputs = dict(outputs)
         values = outputs.pop(HOOKS_KEY, {})
         return ran, _with_hook_values(outputs, {key: values[key] for key in keys})

@@ -267,7 +267,10 @@ def run_training(
 
             def run_step(fetches: dict) -> tuple[bool, dict, dict]:
                 step_loop = loop.with_fetches(fetches) if fetches else loop
-                ran, logs = step_loop(inputs.iterator, tf.constant(1, tf.int64))
+                # The call's `endless` for every step: one instance of a stateful step.
+                ran, logs = step_loop(
+                    inputs.iterator, tf.constant(1, tf.int64), endless=inputs.endless
+                )
                 if int(ran):
                     _refuse_non_finite(logs)  # before any after_run, as 2.15
                 return bool(int(ran)), logs, hook_values(logs)

@@ -133,8 +133,11 @@ class NoiseFetcher(tf.train.SessionRunHook):
         self._step += 1
 
 
-@pytest.mark.parametrize("fetch_every", [3, 1])
-def test_hooks_that_fetch_leave_the_random_stream_as_in_tf1s_graph(tmp_path, fetch_every):
+# Inputs of the two calls: finite, or endless (`repeat()`: the loop without end checks).
+@pytest.mark.parametrize("fetch_every, repeats", [
+    (3, (False, False)), (1, (False, False)), (3, (True, True)), (3, (False, True)),
+])  # fmt: skip
+def test_hooks_that_fetch_leave_the_random_stream_as_in_tf1s_graph(tmp_path, fetch_every, repeats):
     """Steps a hook fetches from draw from the same stream as the others (tf.estimator
     2.15: one graph, one stream per call; a seeded call starts it at the seed again)."""
 
@@ -153,8 +156,8 @@ def test_hooks_that_fetch_leave_the_random_stream_as_in_tf1s_graph(tmp_path, fet
     x = np.ones(100, dtype=np.float32)
     est = make_estimator(tmp_path, model_fn, tf_random_seed=3, log_step_count_steps=1000)
     fetchers = [NoiseFetcher(5), NoiseFetcher(5)]
-    for fetcher in fetchers:
-        est.train(dataset_input_fn(x, batch_size=1), steps=20, hooks=[fetcher])
+    for fetcher, repeat in zip(fetchers, repeats):
+        est.train(dataset_input_fn(x, batch_size=1, repeat=repeat), steps=20, hooks=[fetcher])
     draws = est.get_variable_value("draws")
     first, second = draws[:20].tolist(), draws[20:].tolist()
     assert len(set(first)) == 20  # no step of a call drew what another drew
