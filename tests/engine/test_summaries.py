@@ -2,6 +2,7 @@
 
 import os
 
+import numpy as np
 import pytest
 import tensorflow.compat.v1 as tf
 from helpers import classifier_model_fn, dataset_input_fn, make_estimator
@@ -141,3 +142,27 @@ def test_tf1_summaries_in_eval_and_predict_raise_no_warning(tmp_path, toy_data):
         est.evaluate(dataset_input_fn(x, y))
         next(est.predict(dataset_input_fn(x)))
     assert not [w for w in caught if "summary" in str(w.message)], [str(w.message) for w in caught]
+
+
+def test_a_v1_summary_op_runs_only_on_the_steps_that_record(tmp_path):
+    # TF1 ran a summary op only on the steps its SummarySaverHook fetched it: a histogram
+    # of NaNs at an unrecorded step (3; recorded: 1, 6) did not stop training under 2.15.
+    def model_fn(features, labels, mode):
+        step = tf.train.get_global_step()
+        w = tf.get_variable("w", [], initializer=tf.zeros_initializer())
+        nan_at_3 = tf.where(tf.equal(step, 3), float("nan"), 1.0) * tf.ones([4])
+        tf.summary.histogram("nan_at_3", nan_at_3)
+        tf.summary.scalar("w_plus_step", w + tf.cast(step, tf.float32))
+        loss = tf.reduce_mean(features["x"]) * w
+        return estimator.EstimatorSpec(mode, loss=loss, train_op=tf.assign_add(step, 1))
+
+    def input_fn():
+        return tf.data.Dataset.from_tensors(({"x": np.ones([1], np.float32)}, [0.0])).repeat()
+
+    config = estimator.RunConfig(model_dir=str(tmp_path), save_summary_steps=5)
+    est = estimator.Estimator(model_fn, config=config)
+    est.train(input_fn, steps=8)
+    assert est.get_variable_value("global_step") == 8
+    events = read_events(str(tmp_path))
+    assert [step for step, _ in events["nan_at_3"]] == [1, 6]
+    assert events["w_plus_step"] == [(1, 0.0), (6, 5.0)]  # the step's inputs, as recorded
