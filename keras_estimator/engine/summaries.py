@@ -63,28 +63,32 @@ def _write_merged(summaries: list[tf.Tensor], step: tf.Tensor) -> tf.Operation:
 
 
 def _made_again(summary: tf.Tensor) -> tf.Tensor:
-    """`summary`'s v1 summary op made again in the current graph on its inputs (captured);
-    a tensor of another kind (added to the collection by hand) is used as it is."""
-    op, inputs = summary.op, summary.op.inputs
+    """`summary`'s v1 summary op made again in the current graph on its inputs (captured),
+    under its own name (what an error names); a tensor of another kind (added to the
+    collection by hand, eager ones included) is used as it is."""
+    op = getattr(summary, "op", None)  # an eager tensor has none (AttributeError)
+    if op is None:
+        return summary
+    inputs, name = op.inputs, op.name.rsplit("/", 1)[-1]
     if op.type == "MergeSummary":
-        return tf.raw_ops.MergeSummary(inputs=[_made_again(t) for t in inputs])
+        return tf.raw_ops.MergeSummary(inputs=[_made_again(t) for t in inputs], name=name)
     if op.type == "ScalarSummary":
-        return tf.raw_ops.ScalarSummary(tags=inputs[0], values=inputs[1])
+        return tf.raw_ops.ScalarSummary(tags=inputs[0], values=inputs[1], name=name)
     if op.type == "HistogramSummary":
-        return tf.raw_ops.HistogramSummary(tag=inputs[0], values=inputs[1])
+        return tf.raw_ops.HistogramSummary(tag=inputs[0], values=inputs[1], name=name)
     if op.type == "TensorSummaryV2":
         return tf.raw_ops.TensorSummaryV2(
-            tag=inputs[0], tensor=inputs[1], serialized_summary_metadata=inputs[2]
+            tag=inputs[0], tensor=inputs[1], serialized_summary_metadata=inputs[2], name=name
         )
     if op.type == "ImageSummary":
         return tf.raw_ops.ImageSummary(
             tag=inputs[0], tensor=inputs[1], max_images=op.get_attr("max_images"),
-            bad_color=op.get_attr("bad_color"),
+            bad_color=op.get_attr("bad_color"), name=name,
         )  # fmt: skip
     if op.type == "AudioSummaryV2":
         return tf.raw_ops.AudioSummaryV2(
             tag=inputs[0], tensor=inputs[1], sample_rate=inputs[2],
-            max_outputs=op.get_attr("max_outputs"),
+            max_outputs=op.get_attr("max_outputs"), name=name,
         )  # fmt: skip
     return summary
 

@@ -13,10 +13,13 @@ a tf.data iterator can wait seconds for tf.data's autotuning thread.
 
 from __future__ import annotations
 
+import sys
 import threading
 from typing import Any
 
 import tensorflow as tf
+
+from keras_estimator.seam.internals import draws_from_several_datasets
 
 # (option group, option): tf.data rewrites that change neither values nor order.
 _ORDER_KEEPING_REWRITES = (
@@ -68,6 +71,7 @@ class CallInput:
         self.endless = (
             isinstance(dataset, tf.data.Dataset)
             and int(dataset.cardinality()) == tf.data.INFINITE_CARDINALITY
+            and not draws_from_several_datasets(dataset)
         )
 
     def __enter__(self) -> CallInput:
@@ -77,12 +81,17 @@ class CallInput:
         self.release()
 
     def release(self) -> None:
-        """Drops the iterator on a thread of its own (here, if no thread can start)."""
+        """Drops the iterator on a thread of its own (here, while the process exits)."""
         held = [] if self.iterator is None else [self.iterator]
         self.iterator = None
         if not held:
             return
+        if sys.is_finalizing() or not threading.main_thread().is_alive():
+            # Exiting (a predict generator closed at shutdown, an atexit handler): Python
+            # 3.10-3.11 would wait forever for a new thread to start.
+            held.clear()
+            return
         try:
             threading.Thread(target=held.clear, name="keras_estimator-input-release").start()
-        except RuntimeError:  # interpreter shutdown: no new threads
+        except RuntimeError:  # Python 3.12+ at shutdown: no new threads
             held.clear()

@@ -139,6 +139,7 @@ def _expectations() -> list[tuple[str, bool]]:
         ("coordinator.values.PerWorkerValuesTypeSpec._value_spec",
          "_value_spec" in _sets(_coordinator_values.PerWorkerValuesTypeSpec.__init__)),
         ("tf.data.Iterator._type_spec", hasattr(tf.data.Iterator, "_type_spec")),
+        ("tf.data.Dataset._inputs", callable(getattr(tf.data.Dataset, "_inputs", None))),
         ("tf.distribute.Strategy._scale_loss_for_estimator_enabled",
          hasattr(tf.distribute.Strategy, "_scale_loss_for_estimator_enabled")),
         ("tf.Graph._distribution_strategy_stack / _variable_creator_stack / "
@@ -515,6 +516,26 @@ def v1_iterators_made_by(make: Callable[[Any], Any]) -> Iterator[None]:
         patched(_V1.data, "make_initializable_iterator", lambda d, *a, **k: make(d)),
     ):  # fmt: skip
         yield
+
+
+# -- tf.data -------------------------------------------------------------------------------
+def draws_from_several_datasets(dataset: tf.data.Dataset) -> bool:
+    """Whether `dataset` or one of its inputs picks elements among datasets by a selector
+    (`choose_from_datasets`, `sample_from_datasets`): TF 2.21 reports such a dataset infinite
+    when one of its datasets is, even where the selector or `stop_on_empty_dataset` ends it.
+    True where the inputs cannot be walked."""
+    try:
+        seen, todo = set(), [dataset]
+        while todo:
+            each = todo.pop()
+            if type(each).__name__ == "_DirectedInterleaveDataset":
+                return True
+            if id(each) not in seen:
+                seen.add(id(each))
+                todo.extend(each._inputs())
+        return False
+    except Exception:  # noqa: BLE001 - any failure to walk: treat it as possibly ending
+        return True
 
 
 # -- distribution --------------------------------------------------------------------------

@@ -54,6 +54,24 @@ def test_training_until_the_input_ends_counts_every_step(tmp_path, examples):
     assert est.get_variable_value("global_step") == 2 * (examples // 4)
 
 
+def test_an_input_reported_infinite_that_ends_ends_training_there(tmp_path):
+    """TF reports a dataset chosen from an endless one infinite even when its selector ends:
+    training ends with the input (50 batches, past the steps run from Python), as in 2.15."""
+    x = np.ones(4, dtype=np.float32)
+
+    def input_fn():
+        endless = tf2.data.Dataset.from_tensor_slices(({"x": x}, x)).repeat()
+        chosen = tf2.data.Dataset.choose_from_datasets(
+            [endless], tf2.data.Dataset.range(1).repeat(200)
+        )
+        return chosen.batch(4)
+
+    est = make_estimator(tmp_path, mean_model_fn, log_step_count_steps=1000)
+    assert int(input_fn().cardinality()) == tf2.data.INFINITE_CARDINALITY
+    est.train(input_fn, steps=1000)
+    assert est.get_variable_value("global_step") == 50
+
+
 def test_a_long_training_run_gives_the_same_weights_as_step_by_step_calls(tmp_path):
     """150 steps in one call (32 from Python, the rest compiled) over a finite input and
     over an endless one (`repeat()`: the loop that takes batches without checking for the

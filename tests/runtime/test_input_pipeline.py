@@ -7,6 +7,7 @@ import threading
 import numpy as np
 import pytest
 import tensorflow as tf
+from helpers import run_python
 
 import keras_estimator as estimator
 from keras_estimator.runtime.input_pipeline import with_parallel_input
@@ -116,3 +117,29 @@ def test_a_call_returns_before_its_input_is_deleted_and_the_input_is_deleted(tmp
     for thread in set(_release_threads()) - before:
         thread.join(timeout=60)
     assert closed == [True]
+
+
+_PREDICTION_LEFT_OPEN = """
+import sys
+import numpy as np
+import tensorflow as tf
+import keras_estimator as estimator
+
+def model_fn(features, labels, mode):
+    logits = tf.keras.layers.Dense(2)(features["x"])
+    return estimator.EstimatorSpec(mode, predictions={"logits": logits})
+
+def input_fn():
+    return tf.data.Dataset.from_tensors({"x": np.ones([4, 2], np.float32)}).repeat()
+
+predictions = estimator.Estimator(model_fn, model_dir=sys.argv[1]).predict(input_fn)
+print(next(predictions)["logits"].shape)  # the generator stays open until the process exits
+"""
+
+
+def test_a_process_exits_with_a_predict_generator_left_open(tmp_path):
+    # Closed while Python shuts down, the generator lets its input go there and then: a
+    # thread started at that point would never start on Python 3.10-3.11.
+    result = run_python("-c", _PREDICTION_LEFT_OPEN, str(tmp_path / "model"), timeout=120)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "(2,)" in result.stdout
