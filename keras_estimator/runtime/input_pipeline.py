@@ -13,6 +13,7 @@ a tf.data iterator can wait seconds for tf.data's autotuning thread.
 
 from __future__ import annotations
 
+import functools
 import sys
 import threading
 from typing import Any
@@ -67,11 +68,15 @@ class CallInput:
     def __init__(self, dataset: Any) -> None:
         self.dataset = dataset
         self.iterator: Any = iter(dataset)
-        # A dataset that never ends (tf.data knows it of `repeat()`): loops skip end checks.
-        self.endless = (
-            isinstance(dataset, tf.data.Dataset)
-            and int(dataset.cardinality()) == tf.data.INFINITE_CARDINALITY
-            and not draws_from_several_datasets(dataset)
+
+    @functools.cached_property
+    def endless(self) -> bool:
+        """The dataset never ends (tf.data knows it of `repeat()`): loops skip end checks.
+        Read by training only."""
+        return (
+            isinstance(self.dataset, tf.data.Dataset)
+            and int(self.dataset.cardinality()) == tf.data.INFINITE_CARDINALITY
+            and not draws_from_several_datasets(self.dataset)
         )
 
     def __enter__(self) -> CallInput:
