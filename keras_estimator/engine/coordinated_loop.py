@@ -65,7 +65,7 @@ class CoordinatedLoop:
         return loop
 
     def __call__(
-        self, iterator: Any, num_steps: tf.Tensor, endless: bool = False
+        self, iterator: Any, num_steps: tf.Tensor, endless: bool = False, whole_call: bool = False
     ) -> tuple[tf.Tensor, Any]:
         steps = int(num_steps)
         before = int(self._global_step.numpy())

@@ -52,11 +52,12 @@ class Loop(Protocol):
         """The stateful ops one step runs (what a hook's later fetch must follow)."""
 
     def __call__(
-        self, iterator: Any, num_steps: tf.Tensor, endless: bool = False
+        self, iterator: Any, num_steps: tf.Tensor, endless: bool = False, whole_call: bool = False
     ) -> tuple[tf.Tensor, Any]:
         """Runs up to `num_steps` steps; `(steps run, the last step's outputs)`. `endless`:
         the iterator's dataset never ends (infinite cardinality), so a loop may leave out
-        the check for its end."""
+        the check for its end. `whole_call`: these are all the steps of the Estimator call,
+        so a loop may run them without the instance later steps would need."""
 
     def with_fetches(self, extra: dict[str, tf.Tensor]) -> Loop:
         """The same loop whose step also returns `extra` under HOOKS_KEY."""
@@ -309,12 +310,17 @@ class ChunkedLoop:
         return self._step.ops if self._step is not None else []
 
     def __call__(
-        self, iterator: Any, num_steps: tf.Tensor, endless: bool = False
+        self, iterator: Any, num_steps: tf.Tensor, endless: bool = False, whole_call: bool = False
     ) -> tuple[tf.Tensor, Any]:
+        steps = int(num_steps)
+        if whole_call and steps == 1:
+            # The call's only step: no other instance of it runs in this call, so the step
+            # itself runs (the loop is neither traced nor instantiated for it).
+            ran, outputs, _ = self._steps_from_python(iterator, 1)
+            return tf.constant(ran, tf.int64), outputs
         if self._one_instance is not None and self._one_instance.active:
             return self._one_instance(iterator, num_steps, (), endless)
         loop = self._endless_loop if endless else self._loop
-        steps = int(num_steps)
         if not self.steps_before_tracing or (self._traced and steps > 1):
             return loop(iterator, num_steps)
         first = steps if steps <= 1 else min(steps, self.steps_before_tracing)
@@ -391,7 +397,16 @@ class _OneInstance:
             self._fetches = fetches
             self._fetching = self._loop._loop_fetching(fetches, steps_before_tracing=0)
         keys = tuple(extra)
-        return lambda iterator, num_steps, endless=False: self(iterator, num_steps, keys, endless)
+
+        def run(iterator: Any, num_steps: tf.Tensor, endless: bool = False,
+                whole_call: bool = False) -> tuple[tf.Tensor, Any]:  # fmt: skip
+            if whole_call and int(num_steps) == 1:
+                # The call's only step: the pruned step alone is this call's one instance.
+                loop = self._loop._fetching.get(extra, lambda: self._loop._loop_fetching(extra))
+                return loop(iterator, num_steps, endless=endless, whole_call=True)
+            return self(iterator, num_steps, keys, endless)
+
+        return run
 
     def __call__(
         self, iterator: Any, num_steps: tf.Tensor, keys: tuple, endless: bool = False
@@ -465,7 +480,7 @@ class DistributedLoop:
         return concrete
 
     def __call__(
-        self, iterator: Any, num_steps: tf.Tensor, endless: bool = False
+        self, iterator: Any, num_steps: tf.Tensor, endless: bool = False, whole_call: bool = False
     ) -> tuple[tf.Tensor, Any]:
         steps = int(num_steps)  # >= 1: the training loop never asks for none
         before = int(self._global_step.numpy())
@@ -542,7 +557,7 @@ class DistributedEvalLoop:
         return concrete
 
     def __call__(
-        self, iterator: Any, num_steps: tf.Tensor, endless: bool = False
+        self, iterator: Any, num_steps: tf.Tensor, endless: bool = False, whole_call: bool = False
     ) -> tuple[tf.Tensor, Any]:
         ran, outputs = 0, None
         while ran < int(num_steps):

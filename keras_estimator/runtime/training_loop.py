@@ -215,6 +215,7 @@ def run_training(
     if target is not None:
         _refuse_step_overflow(step, max(target - step, 0), "this train() call asks for")
     progress = TrainingProgress(step, target)
+    started = step
 
     def interrupted() -> bool:
         return interrupt is not None and interrupt.requested
@@ -264,12 +265,18 @@ def run_training(
                 chunk, watched = quiet, False
         if watched:
             chunk = 1
+        # These steps are all the call runs (train(steps=1), say): see ChunkedLoop.
+        whole_call = target is not None and step == started and target - step == chunk
+        if watched:
 
-            def run_step(fetches: dict) -> tuple[bool, dict, dict]:
+            def run_step(fetches: dict, whole_call: bool = whole_call) -> tuple[bool, dict, dict]:
                 step_loop = loop.with_fetches(fetches) if fetches else loop
                 # The call's `endless` for every step: one instance of a stateful step.
                 ran, logs = step_loop(
-                    inputs.iterator, tf.constant(1, tf.int64), endless=inputs.endless
+                    inputs.iterator,
+                    tf.constant(1, tf.int64),
+                    endless=inputs.endless,
+                    whole_call=whole_call,
                 )
                 if int(ran):
                     _refuse_non_finite(logs)  # before any after_run, as 2.15
@@ -278,7 +285,8 @@ def run_training(
             logs, stop = watcher.step(step, run_step, lambda logs: {"loss": float(logs["loss"])})
             ran = 0 if logs is None else 1
         else:
-            ran, logs = loop(inputs.iterator, tf.constant(chunk, tf.int64), endless=inputs.endless)
+            ran, logs = loop(inputs.iterator, tf.constant(chunk, tf.int64), endless=inputs.endless,
+                             whole_call=whole_call)  # fmt: skip
             ran = int(ran)
             if ran:
                 _refuse_non_finite(logs)

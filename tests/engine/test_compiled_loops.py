@@ -184,6 +184,33 @@ def test_hooks_that_fetch_leave_the_random_stream_as_in_tf1s_graph(tmp_path, fet
     assert fetchers[1].seen == fetchers[0].seen
 
 
+@pytest.mark.parametrize("logs", [True, False])
+def test_calls_of_one_step_draw_what_the_first_step_of_any_call_draws(tmp_path, logs):
+    """A call that runs one step (train(steps=1), or max_steps one ahead) runs the step
+    without its loop; its draw is the seed's first, as every seeded call's first step, and
+    a longer call after it draws on from there (tf.estimator 2.15.1's values)."""
+
+    def model_fn(features, labels, mode, params):
+        draws = tf.get_variable("draws", [40], initializer=tf.zeros_initializer(),
+                                trainable=False)  # fmt: skip
+        noise = tf.identity(tf.random.uniform([1]), name="noise")
+        w = tf.get_variable("w", [], initializer=tf.zeros_initializer())
+        loss = tf.reduce_mean(features["x"] * w)
+        step = tf.train.get_global_step()
+        record = tf.scatter_update(draws, step, noise[0])
+        hooks = [tf.train.LoggingTensorHook({"loss": loss}, every_n_iter=5)] if logs else []
+        return estimator.EstimatorSpec(mode, loss=loss, train_op=tf.group(
+            record, tf.assign_add(step, 1)), training_hooks=hooks)  # fmt: skip
+
+    x = np.ones(100, dtype=np.float32)
+    est = make_estimator(tmp_path, model_fn, tf_random_seed=3, log_step_count_steps=1000)
+    for calls in ({"steps": 1}, {"steps": 1}, {"max_steps": 3}, {"steps": 5}):
+        est.train(dataset_input_fn(x, batch_size=1), **calls)
+    first = 0.12736404
+    expected = [first] * 4 + [0.85801578, 0.88987064, 0.51356602, 0.56560802]
+    np.testing.assert_allclose(est.get_variable_value("draws")[:8], expected, rtol=1e-6)
+
+
 def noise_counting_model_fn(features, labels, mode, params):
     """EVAL: metric `distinct` counts the distinct draws of the 20 steps' noise; the model_fn's
     own evaluation hook fetches the loss every params["every"] steps."""
