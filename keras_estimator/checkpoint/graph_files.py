@@ -29,7 +29,7 @@ logger = logging.getLogger("keras_estimator")
 GRAPH_FILE = "graph.pbtxt"
 
 
-def _handles(variable: Any) -> list[Any]:
+def variable_handles(variable: Any) -> list[Any]:
     """The eager resource handles behind a variable (one per replica if distributed)."""
     values = getattr(variable, "values", None)
     parts = list(values) if isinstance(values, tuple) else [variable]
@@ -47,14 +47,14 @@ def step_fingerprint(step_graph: tf.Graph | None, variables: dict[str, tf.Variab
         first = base[0] if isinstance(base, tuple) else variable
         digest.update(repr((name, first.dtype.name, first.shape, bool(first.trainable))).encode())
     if step_graph is not None:
-        names = {id(h): name for name, v in variables.items() for h in _handles(v)}
+        names = {id(h): name for name, v in variables.items() for h in variable_handles(v)}
         for external, internal in getattr(step_graph, "captures", ()):
             digest.update(repr((internal.name, names.get(id(external)))).encode())
-        digest.update(_without_function_ids(step_graph.as_graph_def(add_shapes=True)))
+        digest.update(canonical_graph_def(step_graph.as_graph_def(add_shapes=True)))
     return digest.digest()
 
 
-def _without_function_ids(graph_def: Any) -> bytes:
+def canonical_graph_def(graph_def: Any) -> bytes:
     """The serialized GraphDef with its library's functions renamed by what they are and
     sorted: a retrace names its `tf.cond` branches anew (`..._cond_true_389` becomes
     `..._cond_true_1278`), which also reorders the library."""
@@ -140,7 +140,7 @@ class StepGraph:
     @staticmethod
     def _import(step_graph: tf.Graph, variables: dict, made: dict) -> bool:
         """Imports the traced step, its captured variable handles fed by `made`'s."""
-        names = {id(h): name for name, v in variables.items() for h in _handles(v)}
+        names = {id(h): name for name, v in variables.items() for h in variable_handles(v)}
         input_map = {}
         for external, internal in getattr(step_graph, "captures", ()):
             name = names.get(id(external))

@@ -11,6 +11,8 @@ the hooks are walked through them; `request_stop()` ends training after the step
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from typing import Any
 
 import keras
@@ -129,6 +131,11 @@ class HookRunner:
         self.step_ops: list = []
         self._requests: list = []
         self._graph: tf.Graph | None = None
+        # Fetchable tensors made in the traced graph, by the fetch they read (kept with it,
+        # so its id stays its own): shared by every call's runner on the same trace, so a
+        # later call fetches the same tensors and its loop is the one already made.
+        self._fetchables: dict[Any, tuple[Any, tf.Tensor]] = {}
+        self._source: tf.Graph | None = None  # the graph this call's hooks began in
         self._pending = False  # before_run of the next step already called
         # Hooks with their own after_run are walked ahead of the step only once they ran
         # one real step without reading the session there (it would read stale values).
@@ -169,8 +176,20 @@ class HookRunner:
             for fetch in new:
                 if self._key_of(fetch) is None:
                     key = f"hook_{len(self._tensors)}"
-                    self._tensors[key] = _as_fetchable(fetch, self._graph)
+                    self._tensors[key] = self._fetchable(fetch)
                     self._keys[fetch_id(fetch)] = key
+
+    def _fetchable(self, fetch: Any) -> tf.Tensor:
+        if (
+            self._source is not None
+            and isinstance(fetch, (tf.Tensor, tf.Operation))
+            and getattr(fetch, "graph", None) is self._source
+        ):
+            fetch = self._graph.as_graph_element(fetch.name)  # see adopt()
+        kept = self._fetchables.get(fetch_id(fetch))
+        if kept is None:
+            kept = self._fetchables[fetch_id(fetch)] = (fetch, _as_fetchable(fetch, self._graph))
+        return kept[1]
 
     def fetch_tensors(self) -> dict[str, tf.Tensor]:
         """Every tensor the hooks asked for so far, by step output key (for the loop's
@@ -180,9 +199,7 @@ class HookRunner:
     def join(self, traced: HookRunner) -> None:
         """For another call on `traced`'s trace: begin() these hooks in the traced graph,
         after its step's ops, as on a fresh trace."""
-        self._graph = traced._graph
-        self.session.global_step_tensors |= traced.session.global_step_tensors
-        self.step_ops = traced.step_ops
+        self._share_trace_of(traced)
         with (
             self._graph.as_default(),
             tf.control_dependencies(self.step_ops),
@@ -190,6 +207,19 @@ class HookRunner:
         ):
             for hook in self.hooks:
                 hook.begin()
+
+    def adopt(self, traced: HookRunner, source: tf.Graph) -> None:
+        """These hooks, begun in `source` (a trace of the same step as `traced`'s), run on
+        `traced`'s trace: each tensor or op they fetch from `source` is the same-named one
+        of `traced`'s graph (equal GraphDefs: same names, same computation)."""
+        self._share_trace_of(traced)
+        self._source = source
+
+    def _share_trace_of(self, traced: HookRunner) -> None:
+        self._graph = traced._graph
+        self.session.global_step_tensors |= traced.session.global_step_tensors
+        self.step_ops = traced.step_ops
+        self._fetchables = traced._fetchables
 
     # -- run time ------------------------------------------------------------------
     @property
@@ -216,19 +246,25 @@ class HookRunner:
         if self._pending or not all(self._may_walk_ahead(hook) for hook in self.hooks):
             return 0
         quiet = 0
-        while quiet < limit:
-            self.before_step()
-            if any(f is not None for fetches in self._requests for f in tf.nest.flatten(fetches)):
-                self._pending = True
-                break
-            for hook in self.hooks:
-                calls = self.session.calls
-                hook.after_run(self._context, _V1.train.SessionRunValues(None, None, None))
-                if self.session.calls != calls:
-                    self._session_readers.add(id(hook))  # from now on, real steps only
-            quiet += 1
-            if self._context.stop_requested:
-                break
+        nothing = _V1.train.SessionRunValues(None, None, None)
+        with self._in_trace_graph():  # entered once for the walk (~25 us a step)
+            while quiet < limit:
+                self._before_run()
+                if any(f is not None for fetches in self._requests
+                       for f in tf.nest.flatten(fetches)):  # fmt: skip
+                    self._pending = True
+                    break
+                for hook in self.hooks:
+                    calls = self.session.calls
+                    # A hook's own after_run runs eagerly, as after a real step; those that
+                    # only count (see _counts_only) stay in the graph (init_scope: ~40 us).
+                    with contextlib.nullcontext() if _counts_only(hook) else tf.init_scope():
+                        hook.after_run(self._context, nothing)
+                    if self.session.calls != calls:
+                        self._session_readers.add(id(hook))  # real steps only from now on
+                quiet += 1
+                if self._context.stop_requested:
+                    break
         return quiet
 
     def _may_walk_ahead(self, hook: Any) -> bool:
@@ -245,22 +281,30 @@ class HookRunner:
         self._pending = False
 
     def before_step(self) -> None:
-        self._context = _V1.train.SessionRunContext(_V1.train.SessionRunArgs(None), self.session)
-        self._requests = []
+        with self._in_trace_graph():
+            self._before_run()
+
+    @contextlib.contextmanager
+    def _in_trace_graph(self) -> Iterator[None]:
         # As in tf.estimator's session, the model's graph is the default one here:
         # `tf.train.get_global_step()` and lookups by name work in before_run.
         with self._graph.as_default(), variables_resolvable_by_name(self._graph):
-            for hook in self.hooks:
-                args = _checked_args(hook, hook.before_run(self._context))
-                if args is not None and args.feed_dict:
-                    raise NotImplementedError(
-                        f"{type(hook).__name__} feeds values (feed_dict); there are no "
-                        "placeholders in a Keras step, so feed_dict hooks are not supported."
-                    )
-                fetches = None if args is None else args.fetches
-                self._register(fetches)
-                self._register(internals.final_ops(hook))  # FinalOpsHook reads them in end()
-                self._requests.append(fetches)
+            yield
+
+    def _before_run(self) -> None:
+        self._context = _V1.train.SessionRunContext(_V1.train.SessionRunArgs(None), self.session)
+        self._requests = []
+        for hook in self.hooks:
+            args = _checked_args(hook, hook.before_run(self._context))
+            if args is not None and args.feed_dict:
+                raise NotImplementedError(
+                    f"{type(hook).__name__} feeds values (feed_dict); there are no "
+                    "placeholders in a Keras step, so feed_dict hooks are not supported."
+                )
+            fetches = None if args is None else args.fetches
+            self._register(fetches)
+            self._register(internals.final_ops(hook))  # FinalOpsHook reads them in end()
+            self._requests.append(fetches)
 
     def after_step(self, values: dict) -> bool:
         """Feeds the step's values to the hooks; True when one of them requested a stop."""

@@ -55,17 +55,20 @@ def verify_model_fn_args(model_fn: Callable, params: Any) -> None:
         )
 
 
-def _carries_per_call_objects(spec: EstimatorSpec) -> bool:
-    """Hooks, or a Scaffold with anything set: tf.estimator's model_fn made them per call."""
-    hooks = (spec.training_hooks, spec.training_chief_hooks, spec.evaluation_hooks,
-             spec.prediction_hooks)  # fmt: skip
+def _carries_hooks(spec: EstimatorSpec) -> bool:
+    """Hooks: tf.estimator's model_fn made them per call."""
+    return any((spec.training_hooks, spec.training_chief_hooks, spec.evaluation_hooks,
+                spec.prediction_hooks))  # fmt: skip
+
+
+def _carries_custom_scaffold(spec: EstimatorSpec) -> bool:
+    """A Scaffold with anything set: tf.estimator's model_fn made it per call."""
     scaffold = spec.scaffold
-    custom_scaffold = scaffold is not None and any(
+    return scaffold is not None and any(
         getattr(scaffold, part, None) is not None
         for part in ("saver", "init_fn", "init_op", "local_init_op", "ready_op",
                      "ready_for_local_init_op", "summary_op", "init_feed_dict")
     )  # fmt: skip
-    return any(hooks) or custom_scaffold
 
 
 class ModelFnCaller:
@@ -92,8 +95,9 @@ class ModelFnCaller:
         self._to_spec = to_spec
         self.train_scaffold_saver: tf.compat.v1.train.Saver | None = None
         # Set when a call's EstimatorSpec carried hooks or a Scaffold (the runtime resets
-        # it before a trace): objects made per call, so a later call calls model_fn again.
+        # them before a trace): objects made per call, so a later call calls model_fn again.
         self.made_per_call = False
+        self.made_scaffold = False  # a Scaffold among them: its graph's ops are its own
         self.scaffolds: dict[str, Any] = {}
 
     def __call__(self, features: Any, labels: Any, mode: str) -> EstimatorSpec:
@@ -128,7 +132,9 @@ class ModelFnCaller:
             )
         result = spec_for_mode(result, mode)  # a mode=None spec runs as `mode` (2.15)
         check_scaffold(result.scaffold)
-        self.made_per_call = self.made_per_call or _carries_per_call_objects(result)
+        scaffold = _carries_custom_scaffold(result)
+        self.made_scaffold = self.made_scaffold or scaffold
+        self.made_per_call = self.made_per_call or scaffold or _carries_hooks(result)
         self.scaffolds[mode] = result.scaffold
         if mode == ModeKeys.TRAIN:
             self.train_scaffold_saver = scaffold_saver(result.scaffold)

@@ -31,7 +31,7 @@ from keras_estimator.hooks.runner import HookRunner
 from keras_estimator.hooks.session import HookSession
 from keras_estimator.runtime.model_fn_call import ModelFnCaller
 from keras_estimator.runtime.scaffold_session import restore_with_saver, run_init_fn
-from keras_estimator.runtime.traces import ModelSlot, Trace
+from keras_estimator.runtime.traces import ModelSlot, StepIdentity, Trace
 from keras_estimator.seam import internals
 from keras_estimator.spec.mode_keys import ModeKeys
 from keras_estimator.spec.run_config import RunConfig
@@ -221,7 +221,7 @@ class ModelRuntime:
         # in the traced graph and their fetches are pruned from it.
         key = (mode, repr(dataset.element_spec))
         with slot.trace_dropped_on_failure(key):
-            trace = slot.traces.get(key)
+            trace = earlier = slot.traces.get(key)
             if trace is not None and trace.per_call:
                 # The EstimatorSpec carried hooks or a Scaffold, which tf.estimator's
                 # per-call model_fn made anew for every call: call the model_fn again.
@@ -229,6 +229,10 @@ class ModelRuntime:
             if trace is None:
                 store.checkpoint_initializers.clear()
                 trace = self._trace(model, mode, dataset, hooks, writer)
+                adopted = earlier.adopt(trace) if earlier is not None else None
+                if adopted is not None:  # the same step: its hooks run on the loop made
+                    trace = adopted
+                    self._step_graphs[mode] = trace.graph
                 slot.traces.put(key, trace)
                 runner = trace.runner
             else:
@@ -287,7 +291,7 @@ class ModelRuntime:
         """Traces the step of `mode` (and its loop) with this call's hooks begun in it."""
         store = model.store
         runner = HookRunner(list(hooks), HookSession(store, model.global_step))
-        self.call_model_fn.made_per_call = False
+        self.call_model_fn.made_per_call = self.call_model_fn.made_scaffold = False
         with (
             model.hooks_begun_in_trace(runner),
             seeded_python_random(self.config.tf_random_seed),
@@ -312,7 +316,15 @@ class ModelRuntime:
                 traced.graph if traced is not None else (ops[0].graph if ops else None)
             )
         used.add("global_step")
-        return Trace(loop, used, runner, per_call=self.call_model_fn.made_per_call)
+        caller = self.call_model_fn
+        graph = traced.graph if traced is not None else None
+        # Kept for a later call to compare (Trace.adopt): a step traced with hooks only, run
+        # by a loop over that trace (the distributed ones trace the step themselves).
+        adoptable = (
+            caller.made_per_call and not caller.made_scaffold and isinstance(loop, ChunkedLoop)
+        )
+        identity = StepIdentity(graph, store.variables) if adoptable else None
+        return Trace(loop, used, runner, caller.made_per_call, graph, identity)
 
     @contextlib.contextmanager
     def summaries_for(self, mode: str) -> Iterator[tf.summary.SummaryWriter | None]:

@@ -3,6 +3,9 @@
 A later call of the same mode on input of the same structure runs the same trace with its
 own hooks begun in it, unless the EstimatorSpec carried objects tf.estimator's per-call
 model_fn made anew for every call (hooks, a Scaffold): then the model_fn is called again.
+When that call traces the same step as before (`StepIdentity`) and carried hooks only, its
+hooks run on the compiled loop already made (`Trace.adopt`): their fetches are the same
+tensors of the earlier trace, found by name.
 """
 
 from __future__ import annotations
@@ -12,11 +15,43 @@ import contextlib
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import tensorflow as tf
+
+from keras_estimator.checkpoint.graph_files import canonical_graph_def, variable_handles
 from keras_estimator.hooks.runner import HookRunner
 
 # Traces kept per model (least recently used dropped first): a mode each for TRAIN, EVAL and
 # PREDICT, and a few input structures (batch shapes that vary, say).
 MAX_TRACES = 8
+
+
+class StepIdentity:
+    """What makes two traces of a step one computation: the same GraphDef (its functions
+    named by what they are) over the same captured inputs: a checkpointed variable by its
+    name, anything else (a summary writer, an eager constant) by identity.
+
+    A retrace whose step is not known to be the same (a Keras metric made per model_fn call
+    captures new variables, a py_func a new token) is run as traced.
+    """
+
+    def __init__(self, graph: tf.Graph, variables: dict[str, tf.Variable]) -> None:
+        names = {id(h): name for name, v in variables.items() for h in variable_handles(v)}
+        self._graph_def = canonical_graph_def(graph.as_graph_def(add_shapes=True))
+        self._captures = [
+            (internal.name, names.get(id(external), external))
+            for external, internal in getattr(graph, "captures", ())
+        ]
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, StepIdentity) or self._graph_def != other._graph_def:
+            return False
+        return len(self._captures) == len(other._captures) and all(
+            name == other_name
+            and (what == other_what if isinstance(what, str) else what is other_what)
+            for (name, what), (other_name, other_what) in zip(self._captures, other._captures)
+        )
+
+    __hash__ = None  # type: ignore[assignment]
 
 
 class Trace:
@@ -27,15 +62,42 @@ class Trace:
         used: the names of the variables the step uses (what a checkpoint restores).
         runner: the hooks of the call that traced it, begun in the traced graph.
         per_call: the EstimatorSpec carried hooks or a Scaffold: a later call traces again.
+        graph: the traced step's graph (None: a distributed step, traced in its loop).
+        identity: what `adopt` compares (kept only for a trace a later call may adopt).
     """
 
-    def __init__(self, loop: Callable, used: set[str], runner: HookRunner, per_call: bool):
+    def __init__(
+        self,
+        loop: Callable,
+        used: set[str],
+        runner: HookRunner,
+        per_call: bool,
+        graph: tf.Graph | None = None,
+        identity: StepIdentity | None = None,
+    ) -> None:
         self.loop, self.used, self.runner, self.per_call = loop, used, runner, per_call
+        self.graph, self.identity = graph, identity
 
     def join(self, runner: HookRunner) -> HookRunner:
         """A later call's hooks on this trace: begun in its graph, as on a fresh trace."""
         runner.join(self.runner)
         return runner
+
+    def adopt(self, retrace: Trace) -> Trace | None:
+        """`retrace` (a later call's model_fn traced again, its hooks begun in it) running
+        on this trace's loop, when it traced the same step; else None.
+
+        Its hooks are tf.estimator's fresh ones of that call; what they fetch from their own
+        graph is the same-named tensor of this one (their begin() ran inside the trace, so
+        everything they can hold is in both graphs). The loop's kernels are those of the
+        earlier calls: a seeded call starts them anew (see ChunkedLoop); an unseeded one
+        could not tell its random draws from a new instance's.
+        """
+        if self.identity is None or retrace.identity is None or self.identity != retrace.identity:
+            return None
+        runner = retrace.runner
+        runner.adopt(self.runner, source=retrace.graph)
+        return Trace(self.loop, self.used, runner, True, self.graph, self.identity)
 
 
 class TraceCache:

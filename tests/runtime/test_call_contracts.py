@@ -103,6 +103,77 @@ def test_new_caller_hooks_reuse_the_trace_and_keep_the_cache_bounded(tmp_path, d
     assert est.latest_checkpoint().endswith("model.ckpt-12")
 
 
+class MarkerFetcher(tf.train.SessionRunHook):
+    """Fetches `fetch` (a tensor the model_fn made, or its name) at every step."""
+
+    def __init__(self, fetch):
+        self.fetch, self.seen = fetch, []
+
+    def before_run(self, run_context):
+        return tf.train.SessionRunArgs(self.fetch)
+
+    def after_run(self, run_context, run_values):
+        self.seen.append(float(run_values.results))
+
+
+@pytest.mark.parametrize("by_name", [False, True])
+@pytest.mark.parametrize("same_graph", [True, False])
+def test_hooks_made_per_call_fetch_the_values_of_their_own_calls_steps(
+    tmp_path, data, by_name, same_graph
+):
+    """A later call whose model_fn builds the same step runs its new hooks on the loop
+    already made; one that builds another step runs its own. Either way each call's hook
+    fetches its own steps' values, by tensor or by name."""
+    x, y = data
+    made = []
+
+    def model_fn(features, labels, mode, params):
+        logits = tf.layers.dense(features["x"], 2)
+        loss = tf.losses.sparse_softmax_cross_entropy(labels, logits)
+        step = tf.train.get_global_step()
+        marker = tf.identity(tf.cast(step, tf.float32) * 10.0, name="marker")
+        if not same_graph and made:
+            loss += 0.0 * tf.reduce_sum(logits)  # this call's step differs from the last
+        train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss, step)
+        made.append(MarkerFetcher("marker:0" if by_name else marker))
+        return estimator.EstimatorSpec(mode, loss=loss, train_op=train_op,
+                                       training_hooks=[made[-1]])  # fmt: skip
+
+    est = make_estimator(tmp_path, model_fn)
+    for steps in (3, 2, 4):
+        est.train(dataset_input_fn(x, y, 32, repeat=True), steps=steps)
+    assert [hook.seen for hook in made] == [
+        [0.0, 10.0, 20.0], [30.0, 40.0], [50.0, 60.0, 70.0, 80.0]
+    ]  # fmt: skip
+    assert est.latest_checkpoint().endswith("model.ckpt-9")
+
+
+def test_keras_metrics_made_per_evaluate_start_from_zero(tmp_path, data):
+    """A Keras metric the EVAL model_fn makes (new variables each call) beside its own
+    evaluation hook: every evaluate() counts its own batches only."""
+    x, y = data
+    made = []
+
+    def model_fn(features, labels, mode, params):
+        logits = tf.layers.dense(features["x"], 2)
+        loss = tf.losses.sparse_softmax_cross_entropy(labels, logits)
+        if mode == estimator.ModeKeys.EVAL:
+            count = keras.metrics.Sum(name="examples")
+            count.update_state(tf.ones_like(loss) * tf.cast(tf.shape(logits)[0], tf.float32))
+            hook = CountingHook(made, "eval")
+            return estimator.EstimatorSpec(mode, loss=loss, eval_metric_ops={"examples": count},
+                                           evaluation_hooks=[hook])  # fmt: skip
+        train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss, tf.train.get_global_step())
+        return estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+    est = make_estimator(tmp_path, model_fn)
+    est.train(dataset_input_fn(x, y, 32, repeat=True), steps=1)
+    first = est.evaluate(dataset_input_fn(x, y, 32))
+    second = est.evaluate(dataset_input_fn(x, y, 32), steps=2)
+    assert (first["examples"], second["examples"]) == (96.0, 64.0)
+    assert [hook.after_runs for hook in made] == [3, 2]
+
+
 @pytest.mark.parametrize(
     "make_callback",
     [
