@@ -567,6 +567,24 @@ def test_hooks_fetching_nothing_run_steps_in_chunks_with_exact_stops(tmp_path, t
     assert reader.seen == [258, 259, 260, 261, 262]
 
 
+def test_hooks_walked_ahead_run_their_after_run_eagerly_as_after_a_real_step(tmp_path, toy_data):
+    class EagerAfterRun(tf.train.SessionRunHook):
+        """Computes with TensorFlow in after_run (eagerly, as a TF2-era hook does)."""
+
+        def __init__(self):
+            self.totals = []
+
+        def after_run(self, run_context, run_values):
+            self.totals.append(float(tf.reduce_sum(tf.ones([2]))))
+
+    hook = EagerAfterRun()
+    config = estimator.RunConfig(model_dir=str(tmp_path), log_step_count_steps=None)
+    estimator.Estimator(classifier_model_fn, config=config, params={}).train(
+        train_fn(toy_data), steps=40, hooks=[hook]
+    )
+    assert hook.totals == [2.0] * 40  # steps 2-40 walked ahead of compiled chunks
+
+
 def test_steps_per_execution_one_shows_hooks_each_steps_state(tmp_path, toy_data):
     class ReadsTheVariable(tf.train.SessionRunHook):
         """Fetches nothing; reads the global step variable itself in after_run."""
