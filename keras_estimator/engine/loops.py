@@ -241,7 +241,7 @@ class ChunkedLoop:
     with `get_next()` instead of checking an optional element for the input's end (~7% of
     a 0.8 ms step, measured on the canned DNN). Every step of one Estimator call is run
     with the same `endless` (its input's), so a step with kernel state stays one instance
-    within a call; a seeded call starts its kernels anew (`tf.random.set_seed` clears them).
+    within a call; a seeded call starts its kernels anew (the runtime clears them).
     """
 
     def __init__(

@@ -24,7 +24,7 @@ from keras_estimator.compat.v1_layers_install import install_v1_layers
 from keras_estimator.distribute import parameter_servers
 from keras_estimator.distribute.strategies import eval_strategy_of, iterator_spec, strategy_of
 from keras_estimator.engine.global_step import GlobalStepVariable
-from keras_estimator.engine.loops import ChunkedLoop
+from keras_estimator.engine.loops import ChunkedLoop, has_kernel_state
 from keras_estimator.engine.model import EstimatorModel, TraceSettings
 from keras_estimator.engine.variable_store import VariableStore
 from keras_estimator.hooks.runner import HookRunner
@@ -237,6 +237,11 @@ class ModelRuntime:
                 runner = trace.runner
             else:
                 runner = trace.join(HookRunner(list(hooks), HookSession(store, model.global_step)))
+            if trace.keeps_kernel_state and self.config.tf_random_seed is not None:
+                # A seeded call's random streams start at the seed, as in 2.15's new graph:
+                # a step whose kernels keep them runs on kernels made anew. Other steps keep
+                # theirs (their instantiation: 0.15 s a call on the canned DNN).
+                internals.clear_kernels()
             scaffold = self.call_model_fn.scaffolds.get(mode)
             if checkpoint is not None:
                 variables = {
@@ -324,7 +329,9 @@ class ModelRuntime:
             caller.made_per_call and not caller.made_scaffold and isinstance(loop, ChunkedLoop)
         )
         identity = StepIdentity(graph, store.variables) if adoptable else None
-        return Trace(loop, used, runner, caller.made_per_call, graph, identity)
+        # A distributed step is traced in its loop: its kernels are taken to keep state.
+        keeps_state = graph is None or has_kernel_state(graph)
+        return Trace(loop, used, runner, caller.made_per_call, graph, identity, keeps_state)
 
     @contextlib.contextmanager
     def summaries_for(self, mode: str) -> Iterator[tf.summary.SummaryWriter | None]:
@@ -378,9 +385,10 @@ class ModelRuntime:
         return writer
 
     def seed(self) -> None:
-        """Seeds TF before input_fn runs, as tf.estimator seeded its fresh graph."""
+        """Seeds TF before input_fn runs, as tf.estimator seeded its fresh graph: eager
+        random streams start at the seed (those of a reused step: see `_prepare`)."""
         if self.config.tf_random_seed is not None:
-            tf.random.set_seed(self.config.tf_random_seed)
+            internals.reseed(self.config.tf_random_seed)
 
     def flush_model_fn_writers(self, mode: str | None = None) -> None:
         """Summary writers the model_fn made (a host_call's, say) flush when a call ends."""

@@ -64,6 +64,8 @@ class Trace:
         per_call: the EstimatorSpec carried hooks or a Scaffold: a later call traces again.
         graph: the traced step's graph (None: a distributed step, traced in its loop).
         identity: what `adopt` compares (kept only for a trace a later call may adopt).
+        keeps_kernel_state: the step's kernels keep state (random streams, see
+            engine/loops.py has_kernel_state): a seeded call runs it on new kernels.
     """
 
     def __init__(
@@ -74,9 +76,11 @@ class Trace:
         per_call: bool,
         graph: tf.Graph | None = None,
         identity: StepIdentity | None = None,
+        keeps_kernel_state: bool = True,
     ) -> None:
         self.loop, self.used, self.runner, self.per_call = loop, used, runner, per_call
         self.graph, self.identity = graph, identity
+        self.keeps_kernel_state = keeps_kernel_state
 
     def join(self, runner: HookRunner) -> HookRunner:
         """A later call's hooks on this trace: begun in its graph, as on a fresh trace."""
@@ -97,7 +101,8 @@ class Trace:
             return None
         runner = retrace.runner
         runner.adopt(self.runner, source=retrace.graph)
-        return Trace(self.loop, self.used, runner, True, self.graph, self.identity)
+        return Trace(self.loop, self.used, runner, True, self.graph, self.identity,
+                     self.keeps_kernel_state)  # fmt: skip
 
 
 class TraceCache:

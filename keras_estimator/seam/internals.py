@@ -15,6 +15,7 @@ import collections
 import contextlib
 import inspect
 import itertools
+import random
 import re
 import sys
 from collections.abc import Callable, Iterator
@@ -49,6 +50,9 @@ try:
     from tensorflow.python.eager.polymorphic_function import atomic_function as _atomic
     from tensorflow.python.framework import func_graph as _func_graph
     from tensorflow.python.framework import tensor_shape as _tensor_shape
+    from tensorflow.python.ops import gen_candidate_sampling_ops as _gen_candidate_sampling_ops
+    from tensorflow.python.ops import gen_image_ops as _gen_image_ops
+    from tensorflow.python.ops import gen_random_ops as _gen_random_ops
     from tensorflow.python.ops import resource_variable_ops as _resource_variable_ops
     from tensorflow.python.ops import summary_ops_v2 as _summary_ops_v2
     from tensorflow.python.summary import summary as _v1_summary
@@ -84,6 +88,22 @@ _STRATEGY_CONTEXT_STACKS = (
     "_variable_creator_stack",
     "_resource_creator_stack",
 )
+
+
+# The Python op functions of every random op whose kernel keeps the stream's state (the
+# stateless ones and tf.random.Generator's, kept in a variable, are not here).
+_STATEFUL_RANDOM_OPS = (
+    (_gen_random_ops, ("multinomial", "parameterized_truncated_normal", "random_gamma",
+                       "random_poisson", "random_poisson_v2", "random_shuffle",
+                       "random_standard_normal", "random_uniform", "random_uniform_int",
+                       "truncated_normal")),
+    (_gen_candidate_sampling_ops, ("all_candidate_sampler", "fixed_unigram_candidate_sampler",
+                                   "learned_unigram_candidate_sampler",
+                                   "log_uniform_candidate_sampler",
+                                   "thread_unsafe_unigram_candidate_sampler",
+                                   "uniform_candidate_sampler")),
+    (_gen_image_ops, ("sample_distorted_bounding_box", "sample_distorted_bounding_box_v2")),
+)  # fmt: skip
 
 
 # (what is checked, does it hold): read at import; every line is an internal used below.
@@ -171,6 +191,12 @@ def _expectations() -> list[tuple[str, bool]]:
          and "_v2_behavior" in _sets(_tensor_shape.TensorShape.__getitem__)),
         ("eager.context.default_execution_mode / GRAPH_MODE",
          hasattr(_context, "default_execution_mode") and hasattr(_context, "GRAPH_MODE")),
+        ("eager Context._set_global_seed sets _seed and _rng; clear_kernel_cache",
+         {"_seed", "_rng"} <= _sets(_context.Context._set_global_seed)
+         and callable(getattr(_context.Context, "clear_kernel_cache", None))),
+        ("gen_random_ops / gen_candidate_sampling_ops / gen_image_ops stateful random ops",
+         all(callable(getattr(module, name, None))
+             for module, names in _STATEFUL_RANDOM_OPS for name in names)),
         ("trackable.resource.ResourceTracker / resource_tracker_scope",
          callable(getattr(_trackable_resource, "resource_tracker_scope", None))
          and hasattr(getattr(_trackable_resource, "ResourceTracker", None), "resources")),
@@ -278,6 +304,68 @@ def keras_optimizer_identifiers(convert: Callable[[Any], Any]) -> AttributePatch
         return original(identifier if converted is None else converted)
 
     return AttributePatch(_keras_optimizers, "get", get)
+
+
+# -- random streams ------------------------------------------------------------------------
+
+
+class _EagerRandomKernels:
+    """Whether a stateful random op ran eagerly since TF's kernels were last cleared.
+
+    Such an op's kernel is cached by its seeds and keeps its stream's position: run again
+    under the same seeds (a seeded call's input_fn, initializers), it would go on where it
+    stopped. Only a cleared kernel cache starts it at its seed, and clearing drops every
+    compiled function's kernels too (instantiating the canned DNN's loop again: ~0.15 s).
+    `tf.random.set_seed` always clears; `reseed` clears only when such an op ran.
+    """
+
+    def __init__(self) -> None:
+        self.ran = True  # before watching, anything may have run
+        self._patches: list[AttributePatch] = []
+
+    def watch(self) -> None:
+        if self._patches:
+            return
+        for module, names in _STATEFUL_RANDOM_OPS:
+            for name in names:
+                self._patches.append(
+                    AttributePatch(module, name, self._noting(getattr(module, name)))
+                )
+
+    def _noting(self, op: Callable) -> Callable:
+        def run_op(*args: Any, **kwargs: Any) -> Any:
+            if _context.executing_eagerly():
+                self.ran = True
+            return op(*args, **kwargs)
+
+        return run_op
+
+
+_eager_random_kernels = _EagerRandomKernels()
+
+
+def reseed(seed: int) -> None:
+    """`tf.random.set_seed(seed)`, clearing TF's kernel cache only when a stateful random op
+    ran eagerly since the last clear (see _EagerRandomKernels): eager random streams start
+    at the seed again, and compiled functions keep their kernels when none did. Ops inside a
+    compiled function whose kernels keep state restart only with `clear_kernels()`."""
+    _eager_random_kernels.watch()
+    ctx = _context.context()
+    try:
+        hash(seed)
+    except TypeError:
+        seed = int(seed)  # a numpy array, as TF converts it
+    # What Context._set_global_seed sets, without its TFE_ContextClearCaches.
+    ctx._seed, ctx._rng = seed, random.Random(seed)
+    if _eager_random_kernels.ran:
+        clear_kernels()
+
+
+def clear_kernels() -> None:
+    """Drops every kernel TF keeps (eager ops' and compiled functions'): random streams in
+    them start at their seeds again on the next run."""
+    _context.context().clear_kernel_cache()
+    _eager_random_kernels.ran = False
 
 
 # -- tracing -------------------------------------------------------------------------------

@@ -211,6 +211,34 @@ def test_calls_of_one_step_draw_what_the_first_step_of_any_call_draws(tmp_path, 
     np.testing.assert_allclose(est.get_variable_value("draws")[:8], expected, rtol=1e-6)
 
 
+def test_random_inputs_made_eagerly_repeat_in_every_seeded_call(tmp_path):
+    """An input_fn drawing its data eagerly (an op seed from the global seed, or its own)
+    gets the same data in every seeded call, as 2.15's graph per call did; a step without
+    random ops keeps its compiled kernels meanwhile."""
+
+    def input_fn():
+        x = tf2.random.normal([8, 2])
+        y = tf2.random.uniform([8, 2], seed=7)
+        return tf2.data.Dataset.from_tensor_slices({"x": x, "y": y}).batch(8)
+
+    def model_fn(features, labels, mode, params):
+        w = tf.get_variable("w", [], initializer=tf.zeros_initializer())
+        predictions = {"x": features["x"] + w, "y": features["y"]}
+        if mode == estimator.ModeKeys.PREDICT:
+            return estimator.EstimatorSpec(mode, predictions=predictions)
+        loss = tf.reduce_mean(features["x"] * w)
+        step = tf.train.get_global_step()
+        return estimator.EstimatorSpec(mode, loss=loss, train_op=tf.assign_add(step, 1))
+
+    est = make_estimator(tmp_path, model_fn, tf_random_seed=3)
+    runs = []
+    for _ in range(3):
+        est.train(input_fn, steps=1)
+        runs.append([(p["x"].tolist(), p["y"].tolist()) for p in est.predict(input_fn)])
+    assert runs[0] == runs[1] == runs[2]
+    assert len({tuple(x) for x, _ in runs[0]}) == 8  # the rows differ: a stream, not a constant
+
+
 def noise_counting_model_fn(features, labels, mode, params):
     """EVAL: metric `distinct` counts the distinct draws of the 20 steps' noise; the model_fn's
     own evaluation hook fetches the loss every params["every"] steps."""
