@@ -151,13 +151,9 @@ class NoiseFetcher(tf.train.SessionRunHook):
         self._step += 1
 
 
-# Inputs of the two calls: finite, or endless (`repeat()`: the loop without end checks).
-@pytest.mark.parametrize("fetch_every, repeats", [
-    (3, (False, False)), (1, (False, False)), (3, (True, True)), (3, (False, True)),
-])  # fmt: skip
-def test_hooks_that_fetch_leave_the_random_stream_as_in_tf1s_graph(tmp_path, fetch_every, repeats):
-    """Steps a hook fetches from draw from the same stream as the others (tf.estimator
-    2.15: one graph, one stream per call; a seeded call starts it at the seed again)."""
+def noise_recording_model_fn(log_every):
+    """Each step records its draw of `noise` in `draws[global_step]`; with `log_every`, the
+    EstimatorSpec carries a LoggingTensorHook fetching the loss every `log_every` steps."""
 
     def model_fn(features, labels, mode, params):
         draws = tf.get_variable("draws", [40], initializer=tf.zeros_initializer(),
@@ -167,12 +163,26 @@ def test_hooks_that_fetch_leave_the_random_stream_as_in_tf1s_graph(tmp_path, fet
         loss = tf.reduce_mean(features["x"] * w)
         step = tf.train.get_global_step()
         record = tf.scatter_update(draws, step, noise[0])
-        logging = tf.train.LoggingTensorHook({"loss": loss}, every_n_iter=fetch_every)
+        hooks = []
+        if log_every is not None:
+            hooks = [tf.train.LoggingTensorHook({"loss": loss}, every_n_iter=log_every)]
         return estimator.EstimatorSpec(mode, loss=loss, train_op=tf.group(
-            record, tf.assign_add(step, 1)), training_hooks=[logging])  # fmt: skip
+            record, tf.assign_add(step, 1)), training_hooks=hooks)  # fmt: skip
+
+    return model_fn
+
+
+# Inputs of the two calls: finite, or endless (`repeat()`: the loop without end checks).
+@pytest.mark.parametrize("fetch_every, repeats", [
+    (3, (False, False)), (1, (False, False)), (3, (True, True)), (3, (False, True)),
+])  # fmt: skip
+def test_hooks_that_fetch_leave_the_random_stream_as_in_tf1s_graph(tmp_path, fetch_every, repeats):
+    """Steps a hook fetches from draw from the same stream as the others (tf.estimator
+    2.15: one graph, one stream per call; a seeded call starts it at the seed again)."""
 
     x = np.ones(100, dtype=np.float32)
-    est = make_estimator(tmp_path, model_fn, tf_random_seed=3, log_step_count_steps=1000)
+    est = make_estimator(tmp_path, noise_recording_model_fn(fetch_every), tf_random_seed=3,
+                         log_step_count_steps=1000)  # fmt: skip
     fetchers = [NoiseFetcher(5), NoiseFetcher(5)]
     for fetcher, repeat in zip(fetchers, repeats):
         est.train(dataset_input_fn(x, batch_size=1, repeat=repeat), steps=20, hooks=[fetcher])
@@ -190,20 +200,9 @@ def test_calls_of_one_step_draw_what_the_first_step_of_any_call_draws(tmp_path, 
     without its loop; its draw is the seed's first, as every seeded call's first step, and
     a longer call after it draws on from there (tf.estimator 2.15.1's values)."""
 
-    def model_fn(features, labels, mode, params):
-        draws = tf.get_variable("draws", [40], initializer=tf.zeros_initializer(),
-                                trainable=False)  # fmt: skip
-        noise = tf.identity(tf.random.uniform([1]), name="noise")
-        w = tf.get_variable("w", [], initializer=tf.zeros_initializer())
-        loss = tf.reduce_mean(features["x"] * w)
-        step = tf.train.get_global_step()
-        record = tf.scatter_update(draws, step, noise[0])
-        hooks = [tf.train.LoggingTensorHook({"loss": loss}, every_n_iter=5)] if logs else []
-        return estimator.EstimatorSpec(mode, loss=loss, train_op=tf.group(
-            record, tf.assign_add(step, 1)), training_hooks=hooks)  # fmt: skip
-
     x = np.ones(100, dtype=np.float32)
-    est = make_estimator(tmp_path, model_fn, tf_random_seed=3, log_step_count_steps=1000)
+    est = make_estimator(tmp_path, noise_recording_model_fn(5 if logs else None),
+                         tf_random_seed=3, log_step_count_steps=1000)  # fmt: skip
     for calls in ({"steps": 1}, {"steps": 1}, {"max_steps": 3}, {"steps": 5}):
         est.train(dataset_input_fn(x, batch_size=1), **calls)
     first = 0.12736404
