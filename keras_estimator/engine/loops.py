@@ -256,6 +256,7 @@ class ChunkedLoop:
         self._step = step
         self._step_fn = step_fn
         self._specs = specs
+        self.keeps_kernel_state = keeps_kernel_state
         self.steps_before_tracing = 0 if keeps_kernel_state else steps_before_tracing
         self._one_instance = _OneInstance(self) if keeps_kernel_state and step else None
         # Training: a run's first non-finite loss is what it returns (evaluation runs on).
@@ -353,6 +354,11 @@ class ChunkedLoop:
     def with_fetches(self, extra: dict[str, tf.Tensor]) -> Callable:
         if self._one_instance is not None:
             return self._one_instance.fetching(extra)
+        return self._pruned_loop(extra)
+
+    def _pruned_loop(self, extra: dict[str, tf.Tensor]) -> ChunkedLoop:
+        """The loop around the step pruned to `extra`, kept per fetch set; its first steps
+        run the pruned step from Python (see steps_before_tracing)."""
         return self._fetching.get(extra, lambda: self._loop_fetching(extra))
 
     def _loop_fetching(self, extra: dict[str, tf.Tensor], steps_before_tracing: int = -1) -> Any:
@@ -405,8 +411,8 @@ class _OneInstance:
                 whole_call: bool = False) -> tuple[tf.Tensor, Any]:  # fmt: skip
             if whole_call and int(num_steps) == 1:
                 # The call's only step: the pruned step alone is this call's one instance.
-                loop = self._loop._fetching.get(extra, lambda: self._loop._loop_fetching(extra))
-                return loop(iterator, num_steps, endless=endless, whole_call=True)
+                pruned = self._loop._pruned_loop(extra)
+                return pruned(iterator, num_steps, endless=endless, whole_call=True)
             return self(iterator, num_steps, keys, endless)
 
         return run
@@ -601,6 +607,7 @@ class PredictStep:
         self._run = step.with_fetches({})
         self._fetching = FetchCache()
         leaves = tf.nest.flatten(step.outputs)
+        self.keeps_kernel_state = has_kernel_state(step.graph)
         # Batches concatenate along the first dimension: dense predictions with one, only;
         # and one random stream (see ChunkedLoop): no chunks for a step drawing numbers.
         self.chunkable = (
@@ -609,7 +616,7 @@ class PredictStep:
                 isinstance(t, tf.Tensor) and t.shape.rank is not None and t.shape.rank >= 1
                 for t in leaves
             )
-            and not has_kernel_state(step.graph)
+            and not self.keeps_kernel_state
         )
         self._chunk = tf.function(self._run_chunk, autograph=False) if self.chunkable else None
 

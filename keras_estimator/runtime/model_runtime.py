@@ -24,7 +24,7 @@ from keras_estimator.compat.v1_layers_install import install_v1_layers
 from keras_estimator.distribute import parameter_servers
 from keras_estimator.distribute.strategies import eval_strategy_of, iterator_spec, strategy_of
 from keras_estimator.engine.global_step import GlobalStepVariable
-from keras_estimator.engine.loops import ChunkedLoop, has_kernel_state
+from keras_estimator.engine.loops import ChunkedLoop
 from keras_estimator.engine.model import EstimatorModel, TraceSettings
 from keras_estimator.engine.variable_store import VariableStore
 from keras_estimator.hooks.runner import HookRunner
@@ -329,8 +329,8 @@ class ModelRuntime:
             caller.made_per_call and not caller.made_scaffold and isinstance(loop, ChunkedLoop)
         )
         identity = StepIdentity(graph, store.variables) if adoptable else None
-        # A distributed step is traced in its loop: its kernels are taken to keep state.
-        keeps_state = graph is None or has_kernel_state(graph)
+        # Distributed loops trace their step themselves: their kernels are taken to keep state.
+        keeps_state = getattr(loop, "keeps_kernel_state", True)
         return Trace(loop, used, runner, caller.made_per_call, graph, identity, keeps_state)
 
     @contextlib.contextmanager

@@ -263,8 +263,7 @@ def run_training(
             quiet = watcher.quiet_steps(chunk)  # hooks walked ahead; no callback watches
             if quiet:
                 chunk, watched = quiet, False
-        if watched:
-            chunk = 1
+        chunk = 1 if watched else chunk
         # These steps are all the call runs (train(steps=1), say): see ChunkedLoop.
         whole_call = target is not None and step == started and target - step == chunk
         if watched:

@@ -351,10 +351,7 @@ def reseed(seed: int) -> None:
     compiled function whose kernels keep state restart only with `clear_kernels()`."""
     _eager_random_kernels.watch()
     ctx = _context.context()
-    try:
-        hash(seed)
-    except TypeError:
-        seed = int(seed)  # a numpy array, as TF converts it
+    seed = int(seed)  # RunConfig's int (a numpy integer too, as TF converts it)
     # What Context._set_global_seed sets, without its TFE_ContextClearCaches.
     ctx._seed, ctx._rng = seed, random.Random(seed)
     if _eager_random_kernels.ran:
