@@ -310,17 +310,27 @@ def keras_optimizer_identifiers(convert: Callable[[Any], Any]) -> AttributePatch
 
 
 class _EagerRandomKernels:
-    """Whether a stateful random op ran eagerly since TF's kernels were last cleared.
+    """Which stateful random ops ran eagerly, and under which seed, since TF's kernels were
+    last cleared.
 
     Such an op's kernel is cached by its seeds and keeps its stream's position: run again
-    under the same seeds (a seeded call's input_fn, initializers), it would go on where it
-    stopped. Only a cleared kernel cache starts it at its seed, and clearing drops every
-    compiled function's kernels too (instantiating the canned DNN's loop again: ~0.15 s).
-    `tf.random.set_seed` always clears; `reseed` clears only when such an op ran.
+    with the same seeds after a reseed (a seeded call's input_fn, initializers of a new
+    Estimator's variables), it would go on where it stopped. Only a cleared kernel cache
+    starts it at its seed, and clearing drops every compiled function's kernels too
+    (instantiating the canned DNN's loop again: ~0.15 s). `tf.random.set_seed` always
+    clears; here the clear waits until such a kernel is about to run again after a reseed,
+    so a call that draws nothing eagerly (a second train() of variables made in the
+    first) keeps its kernels.
     """
 
+    # Past this many distinct kernels noted, they are no longer told apart: the next reseed
+    # clears (an eager loop drawing with a fresh seed each time must not grow this forever).
+    _MOST_NOTED = 10_000
+
     def __init__(self) -> None:
-        self.ran = True  # before watching, anything may have run
+        self.unknown = True  # before watching, anything may have run
+        self._this_seed: set[tuple] = set()  # kernels run since the last reseed
+        self._earlier: set[tuple] = set()  # those run before it, since the last clear
         self._patches: list[AttributePatch] = []
 
     def watch(self) -> None:
@@ -329,32 +339,54 @@ class _EagerRandomKernels:
         for module, names in _STATEFUL_RANDOM_OPS:
             for name in names:
                 self._patches.append(
-                    AttributePatch(module, name, self._noting(getattr(module, name)))
+                    AttributePatch(module, name, self._noting(name, getattr(module, name)))
                 )
 
-    def _noting(self, op: Callable) -> Callable:
+    def _noting(self, name: str, op: Callable) -> Callable:
+        signature = inspect.signature(op)
+
         def run_op(*args: Any, **kwargs: Any) -> Any:
             if _context.executing_eagerly():
-                self.ran = True
+                bound = signature.bind(*args, **kwargs).arguments
+                # Fewer attributes than TF's kernel cache keys on: kernels told apart only
+                # by the others share a key here, which can only clear more often.
+                kernel = (name, bound.get("seed", 0), bound.get("seed2", 0))
+                if kernel in self._earlier:
+                    clear_kernels()  # its stream must start at the seed again
+                self._this_seed.add(kernel)
+                if len(self._this_seed) > self._MOST_NOTED:
+                    self.unknown = True
             return op(*args, **kwargs)
 
         return run_op
+
+    def reseeded(self) -> bool:
+        """Notes a reseed; whether the kernels must be cleared now (not known what ran)."""
+        if self.unknown:
+            return True
+        self._earlier |= self._this_seed
+        self._this_seed = set()
+        return False
+
+    def cleared(self) -> None:
+        self.unknown = False
+        self._this_seed, self._earlier = set(), set()
 
 
 _eager_random_kernels = _EagerRandomKernels()
 
 
 def reseed(seed: int) -> None:
-    """`tf.random.set_seed(seed)`, clearing TF's kernel cache only when a stateful random op
-    ran eagerly since the last clear (see _EagerRandomKernels): eager random streams start
-    at the seed again, and compiled functions keep their kernels when none did. Ops inside a
-    compiled function whose kernels keep state restart only with `clear_kernels()`."""
+    """`tf.random.set_seed(seed)`, clearing TF's kernel cache only when needed (see
+    _EagerRandomKernels): eager random streams start at the seed again, and compiled
+    functions keep their kernels unless a noted eager random kernel runs again. Ops inside
+    a compiled function whose kernels keep state restart only with `clear_kernels()`."""
     _eager_random_kernels.watch()
     ctx = _context.context()
     seed = int(seed)  # RunConfig's int (a numpy integer too, as TF converts it)
     # What Context._set_global_seed sets, without its TFE_ContextClearCaches.
     ctx._seed, ctx._rng = seed, random.Random(seed)
-    if _eager_random_kernels.ran:
+    if _eager_random_kernels.reseeded():
         clear_kernels()
 
 
@@ -362,7 +394,7 @@ def clear_kernels() -> None:
     """Drops every kernel TF keeps (eager ops' and compiled functions'): random streams in
     them start at their seeds again on the next run."""
     _context.context().clear_kernel_cache()
-    _eager_random_kernels.ran = False
+    _eager_random_kernels.cleared()
 
 
 # -- tracing -------------------------------------------------------------------------------

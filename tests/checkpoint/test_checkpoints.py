@@ -94,6 +94,31 @@ def test_seed_makes_runs_repeatable(tmp_path, toy_data):
     assert not np.allclose(kernel_a, kernel_c)
 
 
+def test_seeded_estimator_made_later_in_the_process_starts_where_the_first_did(tmp_path, toy_data):
+    """Between them, calls that create no variables draw nothing eagerly (they keep TF's
+    compiled kernels); the later Estimator's initializers still start at the seed."""
+    x, y = toy_data
+
+    def model_fn(features, labels, mode):  # no dropout: its step's kernels keep no state
+        logits = tf.layers.dense(features["x"], 3)
+        loss = tf.losses.sparse_softmax_cross_entropy(labels, logits)
+        train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss, tf.train.get_global_step())
+        return estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+    def estimator_in(name):
+        config = estimator.RunConfig(model_dir=str(tmp_path / name), tf_random_seed=7)
+        return estimator.Estimator(model_fn, config=config)
+
+    first = estimator_in("a")
+    first.train(dataset_input_fn(x, y, 16, repeat=True), steps=1)
+    kernel = first.get_variable_value("dense/kernel")
+    first.train(dataset_input_fn(x, y, 16, repeat=True), steps=1)
+    first.train(dataset_input_fn(x, y, 16, repeat=True), steps=1)
+    later = estimator_in("b")
+    later.train(dataset_input_fn(x, y, 16, repeat=True), steps=1)
+    np.testing.assert_array_equal(later.get_variable_value("dense/kernel"), kernel)
+
+
 def test_checkpoint_of_a_different_model_names_the_variables(tmp_path, toy_data):
     x, y = toy_data
     est = make_estimator(tmp_path, params={"hidden": 16})

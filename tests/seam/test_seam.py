@@ -278,3 +278,43 @@ def test_prune_graph_feeds_a_capture_made_after_the_trace_after_call_time_captur
     assert float(values["z"]) == 106.0 and float(values["late"]) == 5.0
     call_time.assign(200.0)  # read at each call, as the traced function does
     assert float(internals.prune_graph(graph, 1, [z])(tf.constant(1.0))[0]) == 202.0
+
+
+_RESEED_CLEARS_ONLY_WHAT_RAN_AGAIN = textwrap.dedent(
+    """
+    import tensorflow as tf
+    from keras_estimator.seam import internals
+
+    @tf.function
+    def compiled_draw():  # a kernel keeping its stream, inside a compiled function
+        return tf.random.uniform([3], seed=7)
+
+    def eager_draw():
+        return tf.random.uniform([3], seed=5).numpy().tolist()
+
+    internals.reseed(1)
+    first_eager, first_compiled = eager_draw(), compiled_draw().numpy().tolist()
+    internals.reseed(1)
+    # Nothing eager ran again yet: the compiled function's kernel goes on.
+    assert compiled_draw().numpy().tolist() != first_compiled
+    # The eager draw of the last seed runs again: it starts at the seed, and the clear
+    # that takes restarts the compiled one too.
+    assert eager_draw() == first_eager
+    assert compiled_draw().numpy().tolist() == first_compiled
+    # Within one seed, a kernel goes on, as in TF's eager mode.
+    assert eager_draw() != first_eager
+    internals.reseed(1)
+    internals.reseed(1)  # a call that drew nothing eagerly between
+    assert eager_draw() == first_eager
+    print("ok")
+    """
+)
+
+
+def test_reseed_restarts_an_eager_random_kernel_when_it_runs_again_and_keeps_the_rest():
+    """A seeded call sets the seed without TF's clear of every kernel; the clear comes when
+    an eager random kernel of an earlier seed is about to run again (its stream must start
+    at the seed, as in 2.15's new graph per call), and only then."""
+    result = run_python("-c", _RESEED_CLEARS_ONLY_WHAT_RAN_AGAIN)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.strip().endswith("ok")
