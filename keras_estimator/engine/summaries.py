@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 import tensorflow as tf
 
+from keras_estimator.seam import internals
 from keras_estimator.seam.internals import v1_summaries_to_collections
 
 
@@ -55,42 +57,96 @@ def _write_merged(summaries: list[tf.Tensor], step: tf.Tensor) -> tf.Operation:
     its SummarySaverHook fetched them; a histogram per layer cost a canned DNN a third of
     its step time). The same ops made again here, on the same inputs, run only on the
     steps that record; the originals stay in the collection for `merge_all()` and hooks.
+    So are the ops that compute only what summaries show (a layer's zero fraction: a
+    tenth of a canned DNN's step), see `_SummaryInputs`.
     """
-    merged = tf.raw_ops.MergeSummary(inputs=[_made_again(t) for t in summaries])
+    remade = _SummaryInputs(summaries)
+    merged = tf.raw_ops.MergeSummary(inputs=[remade(t) for t in summaries])
     with tf.summary.record_if(True):
         tf.summary.experimental.write_raw_pb(merged, step=step)
     return tf.no_op()
 
 
-def _made_again(summary: tf.Tensor) -> tf.Tensor:
-    """`summary`'s v1 summary op made again in the current graph on its inputs (captured),
-    under its own name (what an error names); a tensor of another kind (added to the
-    collection by hand, eager ones included) is used as it is."""
-    op = getattr(summary, "op", None)  # an eager tensor has none (AttributeError)
-    if op is None:
-        return summary
-    inputs, name = op.inputs, op.name.rsplit("/", 1)[-1]
-    if op.type == "MergeSummary":
-        return tf.raw_ops.MergeSummary(inputs=[_made_again(t) for t in inputs], name=name)
-    if op.type == "ScalarSummary":
-        return tf.raw_ops.ScalarSummary(tags=inputs[0], values=inputs[1], name=name)
-    if op.type == "HistogramSummary":
-        return tf.raw_ops.HistogramSummary(tag=inputs[0], values=inputs[1], name=name)
-    if op.type == "TensorSummaryV2":
-        return tf.raw_ops.TensorSummaryV2(
-            tag=inputs[0], tensor=inputs[1], serialized_summary_metadata=inputs[2], name=name
-        )
-    if op.type == "ImageSummary":
-        return tf.raw_ops.ImageSummary(
-            tag=inputs[0], tensor=inputs[1], max_images=op.get_attr("max_images"),
-            bad_color=op.get_attr("bad_color"), name=name,
-        )  # fmt: skip
-    if op.type == "AudioSummaryV2":
-        return tf.raw_ops.AudioSummaryV2(
-            tag=inputs[0], tensor=inputs[1], sample_rate=inputs[2],
-            max_outputs=op.get_attr("max_outputs"), name=name,
-        )  # fmt: skip
-    return summary
+# The v1 summary ops made again in the branch (others in the collection, added by hand,
+# are used as they are).
+_SUMMARY_TYPES = frozenset(
+    {"MergeSummary", "ScalarSummary", "HistogramSummary", "TensorSummaryV2", "ImageSummary",
+     "AudioSummaryV2"}
+)  # fmt: skip
+
+
+class _SummaryInputs:
+    """`remade(tensor)`: a summary tensor made again in the current graph (the recording
+    branch), with the ops that compute only what summaries show.
+
+    An op is made again when it is stateless, reads no resource, has no control inputs
+    and every consumer of its outputs is a summary op or another such op: TF1 ran it only
+    on the steps that fetched the summaries, and the same op on the same inputs gives the
+    same values. Everything else (a layer's activations, a variable's read) is captured
+    as it is. A tensor of another kind in the collection (added by hand, an eager one) is
+    used as it is.
+    """
+
+    def __init__(self, summaries: list[tf.Tensor]) -> None:
+        self._made: dict[Any, tf.Tensor] = {}  # by tensor.ref()
+        summary_ops = {
+            t.op for t in summaries if getattr(t, "op", None) is not None
+            and t.op.type in _SUMMARY_TYPES
+        }  # fmt: skip
+        stack = list(summary_ops)
+        while stack:  # the summaries merged into others are summary ops too
+            op = stack.pop()
+            for tensor in op.inputs:
+                if tensor.op.type in _SUMMARY_TYPES and tensor.op not in summary_ops:
+                    summary_ops.add(tensor.op)
+                    stack.append(tensor.op)
+        self._summary_ops = summary_ops
+        candidates: set[tf.Operation] = set()
+        stack = [t.op for op in summary_ops for t in op.inputs]
+        while stack:
+            op = stack.pop()
+            if op in candidates or op in summary_ops or not _recomputable(op):
+                continue
+            candidates.add(op)
+            stack.extend(t.op for t in op.inputs)
+        # Keep only ops all of whose consumers are summaries or kept ops.
+        changed = True
+        while changed:
+            changed, kept = False, candidates | summary_ops
+            for op in list(candidates):
+                users = {c for t in op.outputs for c in t.consumers()}
+                if not users <= kept:
+                    candidates.discard(op)
+                    changed = True
+        self._remade_ops = candidates
+
+    def __call__(self, tensor: tf.Tensor) -> tf.Tensor:
+        op = getattr(tensor, "op", None)  # an eager tensor has none (AttributeError)
+        if op is None or (op not in self._summary_ops and op not in self._remade_ops):
+            return tensor
+        if tensor.ref() not in self._made:
+            name = op.name.rsplit("/", 1)[-1]  # its own name: what an error names
+            inputs = [self(t) for t in op.inputs]
+            try:
+                outputs = internals.remake_op(op, inputs, name).outputs
+            except (TypeError, ValueError, tf.errors.OpError):
+                # An op TF will not make again as it is: the original, computed every step.
+                outputs = op.outputs
+            self._made.update((t.ref(), made) for t, made in zip(op.outputs, outputs))
+        return self._made[tensor.ref()]
+
+
+def _recomputable(op: tf.Operation) -> bool:
+    """Whether `op`, made again elsewhere on the same inputs, gives the same values at no
+    other cost (see _SummaryInputs)."""
+    return (
+        op.type != "Placeholder"  # the step's inputs and captures
+        and not op.op_def.is_stateful
+        and not op.control_inputs
+        and bool(op.outputs)
+        and all(t.dtype not in (tf.resource, tf.variant) for t in (*op.inputs, *op.outputs))
+        and internals.functions_called_by(op) is not None
+    )
 
 
 def write_scalars(writer: tf.summary.SummaryWriter | None, values: dict, step: int) -> None:

@@ -142,6 +142,9 @@ def _expectations() -> list[tuple[str, bool]]:
         ("function_type.from_structured_signature / trace_type.from_value",
          callable(getattr(_function_type, "from_structured_signature", None))
          and callable(getattr(_trace_type, "from_value", None))),
+        ("Graph._get_function / _add_function_recursive",
+         callable(getattr(tf.Graph, "_get_function", None))
+         and callable(getattr(tf.Graph, "_add_function_recursive", None))),
         ("FuncGraph.function_captures / Graph._c_graph / Graph._functions",
          hasattr(_func_graph.FuncGraph, "function_captures")
          and isinstance(vars(tf.Graph).get("_c_graph"), property)
@@ -605,6 +608,34 @@ def v1_summaries_to_collections() -> contextlib.AbstractContextManager:
     """`tf.compat.v1.summary.*` inside adds ops to the SUMMARIES collection (what
     `merge_all()` and SummarySaverHooks read) instead of writing to a default v2 writer."""
     return patched(_v1_summary, "_should_invoke_v2_op", lambda: False)
+
+
+def functions_called_by(op: tf.Operation) -> list[Any] | None:
+    """The functions `op`'s attributes call (a cond's branches, a call's body), as its
+    graph or a graph around it holds them; None when one is not found."""
+    found = []
+    for value in op.node_def.attr.values():
+        names = [value.func.name] if value.HasField("func") else [f.name for f in value.list.func]
+        for name in names:
+            graph, function = op.graph, None
+            while graph is not None and function is None:
+                function = graph._get_function(name)
+                graph = getattr(graph, "outer_graph", None)
+            if function is None:
+                return None
+            found.append(function)
+    return found
+
+
+def remake_op(op: tf.Operation, inputs: list[tf.Tensor], name: str) -> tf.Operation:
+    """`op` made again in the current default graph on `inputs`: same type and attributes
+    (colocation with ops of the other graph left out), the functions it calls added to
+    that graph. Inputs from other graphs are captured as any function captures them."""
+    graph = tf.compat.v1.get_default_graph()
+    for function in functions_called_by(op) or []:
+        graph._add_function_recursive(function)
+    attrs = {key: value for key, value in op.node_def.attr.items() if key != "_class"}
+    return graph.create_op(op.type, inputs, [t.dtype for t in op.outputs], attrs=attrs, name=name)
 
 
 def checkpoint_initializers_recorded(

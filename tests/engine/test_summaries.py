@@ -166,3 +166,30 @@ def test_a_v1_summary_op_runs_only_on_the_steps_that_record(tmp_path):
     events = read_events(str(tmp_path))
     assert [step for step, _ in events["nan_at_3"]] == [1, 6]
     assert events["w_plus_step"] == [(1, 0.0), (6, 5.0)]  # the step's inputs, as recorded
+
+
+def test_what_only_a_summary_shows_is_computed_only_on_the_steps_that_record(tmp_path):
+    # TF1 ran the ops feeding only a summary when its hook fetched the summary: an index
+    # out of range at an unrecorded step (3; recorded: 1, 6) did not stop training under
+    # 2.15. What other ops use too (the global step read) is the step's own value.
+    def model_fn(features, labels, mode):
+        step = tf.train.get_global_step()
+        w = tf.get_variable("w", [], initializer=tf.zeros_initializer())
+        index = tf.where(tf.equal(step, 3), tf.constant(5, tf.int64), step % 2)
+        picked = tf.gather(tf.constant([10.0, 20.0]), index)
+        tf.summary.scalar("picked_twice", picked * 2.0)
+        scaled = tf.constant([0.0, 1.0, 0.0, 2.0]) * tf.cast(step, tf.float32)
+        tf.summary.scalar("zeros", tf.math.zero_fraction(scaled))  # a cond inside, made again
+        loss = tf.reduce_mean(features["x"]) * w
+        return estimator.EstimatorSpec(mode, loss=loss, train_op=tf.assign_add(step, 1))
+
+    def input_fn():
+        return tf.data.Dataset.from_tensors(({"x": np.ones([1], np.float32)}, [0.0])).repeat()
+
+    config = estimator.RunConfig(model_dir=str(tmp_path), save_summary_steps=5)
+    est = estimator.Estimator(model_fn, config=config)
+    est.train(input_fn, steps=8)
+    assert est.get_variable_value("global_step") == 8
+    events = read_events(str(tmp_path))
+    assert events["picked_twice"] == [(1, 20.0), (6, 40.0)]
+    assert events["zeros"] == [(1, 1.0), (6, 0.5)]
