@@ -349,16 +349,20 @@ class _EagerRandomKernels:
         signature = inspect.signature(op)
 
         def run_op(*args: Any, **kwargs: Any) -> Any:
-            if _context.executing_eagerly():
-                bound = signature.bind(*args, **kwargs).arguments
+            if _context.executing_eagerly() and not self.unknown:
+                try:
+                    bound = signature.bind(*args, **kwargs).arguments
+                except TypeError:
+                    return op(*args, **kwargs)  # TF's own error for arguments it does not take
                 # Fewer attributes than TF's kernel cache keys on: kernels told apart only
                 # by the others share a key here, which can only clear more often.
                 kernel = (name, bound.get("seed", 0), bound.get("seed2", 0))
                 if kernel in self._earlier:
                     clear_kernels()  # its stream must start at the seed again
                 self._this_seed.add(kernel)
-                if len(self._this_seed) > self._MOST_NOTED:
-                    self.unknown = True
+                if len(self._this_seed) + len(self._earlier) > self._MOST_NOTED:
+                    self.unknown = True  # until the next clear, which the next reseed makes
+                    self._this_seed, self._earlier = set(), set()
             return op(*args, **kwargs)
 
         return run_op
