@@ -144,26 +144,36 @@ def test_tf1_summaries_in_eval_and_predict_raise_no_warning(tmp_path, toy_data):
     assert not [w for w in caught if "summary" in str(w.message)], [str(w.message) for w in caught]
 
 
-def test_a_v1_summary_op_runs_only_on_the_steps_that_record(tmp_path):
-    # TF1 ran a summary op only on the steps its SummarySaverHook fetched it: a histogram
-    # of NaNs at an unrecorded step (3; recorded: 1, 6) did not stop training under 2.15.
+def events_of_8_steps_recording_every_5(model_dir, add_summaries):
+    """Trains 8 steps of a model_fn that calls `add_summaries(global_step, w)` (w: a
+    variable staying 0) with save_summary_steps=5; the global step reached and the events."""
+
     def model_fn(features, labels, mode):
         step = tf.train.get_global_step()
         w = tf.get_variable("w", [], initializer=tf.zeros_initializer())
-        nan_at_3 = tf.where(tf.equal(step, 3), float("nan"), 1.0) * tf.ones([4])
-        tf.summary.histogram("nan_at_3", nan_at_3)
-        tf.summary.scalar("w_plus_step", w + tf.cast(step, tf.float32))
+        add_summaries(step, w)
         loss = tf.reduce_mean(features["x"]) * w
         return estimator.EstimatorSpec(mode, loss=loss, train_op=tf.assign_add(step, 1))
 
     def input_fn():
         return tf.data.Dataset.from_tensors(({"x": np.ones([1], np.float32)}, [0.0])).repeat()
 
-    config = estimator.RunConfig(model_dir=str(tmp_path), save_summary_steps=5)
+    config = estimator.RunConfig(model_dir=str(model_dir), save_summary_steps=5)
     est = estimator.Estimator(model_fn, config=config)
     est.train(input_fn, steps=8)
-    assert est.get_variable_value("global_step") == 8
-    events = read_events(str(tmp_path))
+    return est.get_variable_value("global_step"), read_events(str(model_dir))
+
+
+def test_a_v1_summary_op_runs_only_on_the_steps_that_record(tmp_path):
+    # TF1 ran a summary op only on the steps its SummarySaverHook fetched it: a histogram
+    # of NaNs at an unrecorded step (3; recorded: 1, 6) did not stop training under 2.15.
+    def add_summaries(step, w):
+        nan_at_3 = tf.where(tf.equal(step, 3), float("nan"), 1.0) * tf.ones([4])
+        tf.summary.histogram("nan_at_3", nan_at_3)
+        tf.summary.scalar("w_plus_step", w + tf.cast(step, tf.float32))
+
+    reached, events = events_of_8_steps_recording_every_5(tmp_path, add_summaries)
+    assert reached == 8
     assert [step for step, _ in events["nan_at_3"]] == [1, 6]
     assert events["w_plus_step"] == [(1, 0.0), (6, 5.0)]  # the step's inputs, as recorded
 
@@ -172,24 +182,14 @@ def test_what_only_a_summary_shows_is_computed_only_on_the_steps_that_record(tmp
     # TF1 ran the ops feeding only a summary when its hook fetched the summary: an index
     # out of range at an unrecorded step (3; recorded: 1, 6) did not stop training under
     # 2.15. What other ops use too (the global step read) is the step's own value.
-    def model_fn(features, labels, mode):
-        step = tf.train.get_global_step()
-        w = tf.get_variable("w", [], initializer=tf.zeros_initializer())
+    def add_summaries(step, w):
         index = tf.where(tf.equal(step, 3), tf.constant(5, tf.int64), step % 2)
         picked = tf.gather(tf.constant([10.0, 20.0]), index)
         tf.summary.scalar("picked_twice", picked * 2.0)
         scaled = tf.constant([0.0, 1.0, 0.0, 2.0]) * tf.cast(step, tf.float32)
         tf.summary.scalar("zeros", tf.math.zero_fraction(scaled))  # a cond inside, made again
-        loss = tf.reduce_mean(features["x"]) * w
-        return estimator.EstimatorSpec(mode, loss=loss, train_op=tf.assign_add(step, 1))
 
-    def input_fn():
-        return tf.data.Dataset.from_tensors(({"x": np.ones([1], np.float32)}, [0.0])).repeat()
-
-    config = estimator.RunConfig(model_dir=str(tmp_path), save_summary_steps=5)
-    est = estimator.Estimator(model_fn, config=config)
-    est.train(input_fn, steps=8)
-    assert est.get_variable_value("global_step") == 8
-    events = read_events(str(tmp_path))
+    reached, events = events_of_8_steps_recording_every_5(tmp_path, add_summaries)
+    assert reached == 8
     assert events["picked_twice"] == [(1, 20.0), (6, 40.0)]
     assert events["zeros"] == [(1, 1.0), (6, 0.5)]
