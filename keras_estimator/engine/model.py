@@ -148,9 +148,10 @@ class EstimatorModel(keras.Model):
         with tf1_graph_scope(self._store, global_step) as graph:
             call_start = self.train_call_start.read_value()
             summary_steps = self._settings.summary_steps
-            with summaries_every(summary_steps, global_step_read(graph), call_start):
+            with summaries_every(summary_steps, global_step_read(graph), call_start) as needs:
                 spec = self._spec_for(data, ModeKeys.TRAIN)
                 tf.compat.v1.summary.scalar(LOSS_KEY, spec.loss)  # as tf.estimator added it
+                needs.append(spec.loss)
             train_op = spec.train_op
             if isinstance(train_op, keras.optimizers.Optimizer):
                 train_op = self._apply_keras_optimizer(train_op, spec.loss, graph)

@@ -10,7 +10,7 @@ it, stamped with the global step after the step, as tf.estimator's SummarySaverH
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -23,17 +23,20 @@ from keras_estimator.seam.internals import v1_summaries_to_collections
 @contextlib.contextmanager
 def summaries_every(
     every: int | None, step_before: tf.Tensor | None, call_start: tf.Tensor | None
-) -> Iterator[None]:
+) -> Iterator[list[tf.Tensor]]:
     """Records summaries created inside on the first step of a train() call (global step
     `call_start`) and every `every` steps after it, as a fresh SummarySaverHook did.
 
     On exit, the v1 summaries collected in the graph are written too (merged). With
     `every` None, nothing is recorded and TF1 summary calls only join the collection
-    (TensorFlow's "default summary writer not found" warning is not raised).
+    (TensorFlow's "default summary writer not found" warning is not raised). It gives a
+    list for the tensors the step computes anyway (its loss, whose gradients are taken
+    later): what they need runs every step and is never made again for the summaries.
     """
+    step_needs: list[tf.Tensor] = []
     if not every:
         with tf.summary.record_if(False), v1_summaries_to_collections():
-            yield
+            yield step_needs
         return
     previous = tf.summary.experimental.get_step()
     tf.summary.experimental.set_step(step_before + 1)
@@ -41,15 +44,16 @@ def summaries_every(
     try:
         with tf.summary.record_if(recording):
             with v1_summaries_to_collections():
-                yield
+                yield step_needs
         summaries = tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.SUMMARIES)
         if summaries and tf.summary.experimental.get_step() is not None:
-            tf.cond(recording, lambda: _write_merged(summaries, step_before + 1), tf.no_op)
+            remade = _SummaryInputs(summaries, step_needs)
+            tf.cond(recording, lambda: _write_merged(remade, step_before + 1), tf.no_op)
     finally:
         tf.summary.experimental.set_step(previous)
 
 
-def _write_merged(summaries: list[tf.Tensor], step: tf.Tensor) -> tf.Operation:
+def _write_merged(remade: _SummaryInputs, step: tf.Tensor) -> tf.Operation:
     """Writes the v1 summaries merged, made again inside the recording branch.
 
     The collection's summary ops were made where the model_fn called them, outside any
@@ -60,8 +64,7 @@ def _write_merged(summaries: list[tf.Tensor], step: tf.Tensor) -> tf.Operation:
     So are the ops that compute only what summaries show (a layer's zero fraction: ~5%
     of a canned DNN's step), see `_SummaryInputs`.
     """
-    remade = _SummaryInputs(summaries)
-    merged = tf.raw_ops.MergeSummary(inputs=[remade(t) for t in summaries])
+    merged = tf.raw_ops.MergeSummary(inputs=[remade(t) for t in remade.summaries])
     with tf.summary.record_if(True):
         tf.summary.experimental.write_raw_pb(merged, step=step)
     return tf.no_op()
@@ -79,15 +82,17 @@ class _SummaryInputs:
     """`remade(tensor)`: a summary tensor made again in the current graph (the recording
     branch), with the ops that compute only what summaries show.
 
-    An op is made again when it is stateless, reads no resource, has no control inputs
-    and every consumer of its outputs is a summary op or another such op: TF1 ran it only
-    on the steps that fetched the summaries, and the same op on the same inputs gives the
-    same values. Everything else (a layer's activations, a variable's read) is captured
-    as it is. A tensor of another kind in the collection (added by hand, an eager one) is
-    used as it is.
+    An op is made again when it is stateless, reads no resource, has no control inputs,
+    the step's own tensors (`step_needs`: its loss) do not need it, and every consumer of
+    its outputs is a summary op or another such op: TF1 ran it only on the steps that
+    fetched the summaries, and the same op on the same inputs gives the same values.
+    Everything else (a layer's activations, a variable's read) is captured as it is. A
+    tensor of another kind in the collection (added by hand, an eager one) is used as it
+    is.
     """
 
-    def __init__(self, summaries: list[tf.Tensor]) -> None:
+    def __init__(self, summaries: list[tf.Tensor], step_needs: list[tf.Tensor]) -> None:
+        self.summaries = summaries
         self._made: dict[Any, tf.Tensor] = {}  # by tensor.ref()
         summary_ops = {
             t.op for t in summaries if getattr(t, "op", None) is not None
@@ -100,15 +105,9 @@ class _SummaryInputs:
                 if tensor.op.type in _SUMMARY_TYPES and tensor.op not in summary_ops:
                     summary_ops.add(tensor.op)
                     stack.append(tensor.op)
-        self._summary_ops = summary_ops
-        candidates: set[tf.Operation] = set()
-        stack = [t.op for op in summary_ops for t in op.inputs]
-        while stack:
-            op = stack.pop()
-            if op in candidates or op in summary_ops or not _recomputable(op):
-                continue
-            candidates.add(op)
-            stack.extend(t.op for t in op.inputs)
+        candidates = _ancestors([t.op for op in summary_ops for t in op.inputs],
+                                lambda op: op not in summary_ops and _recomputable(op))  # fmt: skip
+        candidates -= _ancestors([t.op for t in step_needs], lambda op: op in candidates)
         # Keep only ops all of whose consumers are summaries or kept ops.
         changed = True
         while changed:
@@ -118,22 +117,44 @@ class _SummaryInputs:
                 if not users <= kept:
                     candidates.discard(op)
                     changed = True
-        self._remade_ops = candidates
+        self._remade_ops = candidates | summary_ops
 
     def __call__(self, tensor: tf.Tensor) -> tf.Tensor:
         op = getattr(tensor, "op", None)  # an eager tensor has none (AttributeError)
-        if op is None or (op not in self._summary_ops and op not in self._remade_ops):
+        if op is None or op not in self._remade_ops:
             return tensor
-        if tensor.ref() not in self._made:
-            name = op.name.rsplit("/", 1)[-1]  # its own name: what an error names
-            inputs = [self(t) for t in op.inputs]
+        # Made inputs first (a loop, not recursion: a summary of a long chain of ops).
+        pending = [(op, False)]
+        while pending:
+            current, inputs_made = pending.pop()
+            if current.outputs[0].ref() in self._made:
+                continue
+            if not inputs_made:
+                pending.append((current, True))
+                pending.extend((t.op, False) for t in current.inputs if t.op in self._remade_ops)
+                continue
+            inputs = [self._made.get(t.ref(), t) for t in current.inputs]
+            name = current.name.rsplit("/", 1)[-1]  # its own name: what an error names
             try:
-                outputs = internals.remake_op(op, inputs, name).outputs
+                outputs = internals.remake_op(current, inputs, name).outputs
             except (TypeError, ValueError, tf.errors.OpError):
                 # An op TF will not make again as it is: the original, computed every step.
-                outputs = op.outputs
-            self._made.update((t.ref(), made) for t, made in zip(op.outputs, outputs))
+                outputs = current.outputs
+            self._made.update((t.ref(), made) for t, made in zip(current.outputs, outputs))
         return self._made[tensor.ref()]
+
+
+def _ancestors(ops: list[tf.Operation], within: Callable[[tf.Operation], bool]) -> set:
+    """`ops` and the ops they read from, transitively, as far as `within(op)` holds."""
+    found: set[tf.Operation] = set()
+    stack = list(ops)
+    while stack:
+        op = stack.pop()
+        if op in found or not within(op):
+            continue
+        found.add(op)
+        stack.extend(t.op for t in op.inputs)
+    return found
 
 
 def _recomputable(op: tf.Operation) -> bool:

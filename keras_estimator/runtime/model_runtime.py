@@ -260,6 +260,7 @@ class ModelRuntime:
                     trainable = {name for name, v in variables.items() if v.trainable}
                     warm_start(self.warm_start_settings, variables, trainable)
                 run_init_fn(scaffold, self._step_graphs.get(mode), store)
+        internals.defer_random_kernel_clears()  # the steps run from here (see reseed)
         return trace.loop, runner
 
     def _restore(self, checkpoint: str, variables: dict, follow_latest: bool) -> None:

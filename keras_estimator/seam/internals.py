@@ -323,15 +323,19 @@ class _EagerRandomKernels:
     (instantiating the canned DNN's loop again: ~0.15 s). `tf.random.set_seed` always
     clears; here the clear waits until such a kernel is about to run again after a reseed,
     so a call that draws nothing eagerly (a second train() of variables made in the
-    first) keeps its kernels.
+    first) keeps its kernels. Only while a call sets up (from `reseed` to
+    `defer_random_kernel_clears`: its input_fn, its model's initializers) does a repeat
+    clear at once; later (a hook, a tf.data thread) a clear would restart the step's own
+    streams mid-call, so the repeat is noted and the next reseed clears.
     """
 
-    # Past this many distinct kernels noted, they are no longer told apart: the next reseed
-    # clears (an eager loop drawing with a fresh seed each time must not grow this forever).
+    # Past this many distinct kernels noted, no more are noted and the next reseed clears
+    # (an eager loop drawing with a fresh seed each time must not grow this forever).
     _MOST_NOTED = 10_000
 
     def __init__(self) -> None:
-        self.unknown = True  # before watching, anything may have run
+        self.must_clear = True  # at the next reseed; before watching, anything may have run
+        self.setting_up = False  # between a reseed and defer_random_kernel_clears()
         self._this_seed: set[tuple] = set()  # kernels run since the last reseed
         self._earlier: set[tuple] = set()  # those run before it, since the last clear
         self._patches: list[AttributePatch] = []
@@ -349,34 +353,41 @@ class _EagerRandomKernels:
         signature = inspect.signature(op)
 
         def run_op(*args: Any, **kwargs: Any) -> Any:
-            if _context.executing_eagerly() and not self.unknown:
+            if _context.executing_eagerly():
                 try:
                     bound = signature.bind(*args, **kwargs).arguments
                 except TypeError:
                     return op(*args, **kwargs)  # TF's own error for arguments it does not take
-                # Fewer attributes than TF's kernel cache keys on: kernels told apart only
-                # by the others share a key here, which can only clear more often.
-                kernel = (name, bound.get("seed", 0), bound.get("seed2", 0))
-                if kernel in self._earlier:
-                    clear_kernels()  # its stream must start at the seed again
-                self._this_seed.add(kernel)
-                if len(self._this_seed) + len(self._earlier) > self._MOST_NOTED:
-                    self.unknown = True  # until the next clear, which the next reseed makes
-                    self._this_seed, self._earlier = set(), set()
+                self._note((name, bound.get("seed") or 0, bound.get("seed2") or 0))
             return op(*args, **kwargs)
 
         return run_op
 
+    def _note(self, kernel: tuple) -> None:
+        # Fewer attributes than TF's kernel cache keys on: kernels told apart only by the
+        # others share a key here, which can only clear more often.
+        if kernel in self._earlier:
+            if self.setting_up:
+                clear_kernels()  # its stream must start at the seed again
+            else:
+                self.must_clear = True
+        if self.must_clear:
+            return  # the next reseed clears everything: nothing more to tell apart
+        self._this_seed.add(kernel)
+        if len(self._this_seed) + len(self._earlier) > self._MOST_NOTED:
+            self.must_clear = True
+
     def reseeded(self) -> bool:
-        """Notes a reseed; whether the kernels must be cleared now (not known what ran)."""
-        if self.unknown:
+        """Notes a reseed; whether the kernels must be cleared now."""
+        self.setting_up = True
+        if self.must_clear:
             return True
         self._earlier |= self._this_seed
         self._this_seed = set()
         return False
 
     def cleared(self) -> None:
-        self.unknown = False
+        self.must_clear = False
         self._this_seed, self._earlier = set(), set()
 
 
@@ -395,6 +406,13 @@ def reseed(seed: int) -> None:
     ctx._seed, ctx._rng = seed, random.Random(seed)
     if _eager_random_kernels.reseeded():
         clear_kernels()
+
+
+def defer_random_kernel_clears() -> None:
+    """The call's steps run from here: an eager random kernel of an earlier seed run again
+    no longer clears TF's kernels at once (that would restart the step's own streams in
+    the middle of the call); the next reseed clears them instead."""
+    _eager_random_kernels.setting_up = False
 
 
 def clear_kernels() -> None:
@@ -632,14 +650,17 @@ def functions_called_by(op: tf.Operation) -> list[Any] | None:
 
 
 def remake_op(op: tf.Operation, inputs: list[tf.Tensor], name: str) -> tf.Operation:
-    """`op` made again in the current default graph on `inputs`: same type and attributes
-    (colocation with ops of the other graph left out), the functions it calls added to
-    that graph. Inputs from other graphs are captured as any function captures them."""
+    """`op` made again in the current default graph on `inputs`: same type, attributes and
+    device (colocation with ops of the other graph left out), the functions it calls added
+    to that graph. Inputs from other graphs are captured as any function captures them."""
     graph = tf.compat.v1.get_default_graph()
     for function in functions_called_by(op) or []:
         graph._add_function_recursive(function)
     attrs = {key: value for key, value in op.node_def.attr.items() if key != "_class"}
-    return graph.create_op(op.type, inputs, [t.dtype for t in op.outputs], attrs=attrs, name=name)
+    with graph.device(op.device):  # where the model_fn put it, if it said
+        return graph.create_op(
+            op.type, inputs, [t.dtype for t in op.outputs], attrs=attrs, name=name
+        )
 
 
 def checkpoint_initializers_recorded(

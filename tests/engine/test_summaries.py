@@ -193,3 +193,17 @@ def test_what_only_a_summary_shows_is_computed_only_on_the_steps_that_record(tmp
     assert reached == 8
     assert events["picked_twice"] == [(1, 20.0), (6, 40.0)]
     assert events["zeros"] == [(1, 1.0), (6, 0.5)]
+
+
+def test_a_summary_of_a_long_chain_of_ops_is_recorded(tmp_path):
+    # 600 ops computed only for the summary: made again in the recording branch, the chain
+    # is walked without recursion (a recursive walk hit Python's limit near 500 ops).
+    def add_summaries(step, w):
+        value = tf.cast(step, tf.float32)
+        for _ in range(600):
+            value = value + 1.0
+        tf.summary.scalar("step_plus_600", value)
+
+    reached, events = events_of_8_steps_recording_every_5(tmp_path, add_summaries)
+    assert reached == 8
+    assert events["step_plus_600"] == [(1, 600.0), (6, 605.0)]

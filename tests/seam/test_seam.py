@@ -306,6 +306,15 @@ _RESEED_CLEARS_ONLY_WHAT_RAN_AGAIN = textwrap.dedent(
     internals.reseed(1)
     internals.reseed(1)  # a call that drew nothing eagerly between
     assert eager_draw() == first_eager
+    # Once a call's steps run, a repeat waits for the next reseed: clearing then would
+    # restart the step's own streams in the middle of the call.
+    assert compiled_draw().numpy().tolist() == first_compiled  # restarted by that clear
+    internals.reseed(1)
+    internals.defer_random_kernel_clears()
+    assert eager_draw() != first_eager
+    assert compiled_draw().numpy().tolist() != first_compiled
+    internals.reseed(1)
+    assert eager_draw() == first_eager
     print("ok")
     """
 )
@@ -313,8 +322,9 @@ _RESEED_CLEARS_ONLY_WHAT_RAN_AGAIN = textwrap.dedent(
 
 def test_reseed_restarts_an_eager_random_kernel_when_it_runs_again_and_keeps_the_rest():
     """A seeded call sets the seed without TF's clear of every kernel; the clear comes when
-    an eager random kernel of an earlier seed is about to run again (its stream must start
-    at the seed, as in 2.15's new graph per call), and only then."""
+    an eager random kernel of an earlier seed is about to run again while the call sets up
+    (its stream must start at the seed, as in 2.15's new graph per call), or at the next
+    reseed when that happens once the call's steps run."""
     result = run_python("-c", _RESEED_CLEARS_ONLY_WHAT_RAN_AGAIN)
     assert result.returncode == 0, result.stderr[-3000:]
     assert result.stdout.strip().endswith("ok")
