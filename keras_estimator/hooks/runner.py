@@ -71,18 +71,19 @@ def _needs_the_real_step(hook: Any) -> bool:
     return internals.logs_at_end(hook) or internals.final_ops(hook) is not None
 
 
-def _counts_only(hook: Any) -> bool:
-    """Hooks known to only count iterations in after_run on steps where they fetch nothing."""
-    if isinstance(hook, _V1.train.LoggingTensorHook):
-        return True
-    return type(hook).after_run is _V1.train.SessionRunHook.after_run
-
-
 # after_run methods that, on a step whose fetches are None, only count the step.
 _COUNTING_AFTER_RUNS = (
     _V1.train.SessionRunHook.after_run,
     _V1.train.LoggingTensorHook.after_run,
 )
+
+
+def _counts_only(hook: Any) -> bool:
+    """Hooks known to only count iterations in after_run on steps where they fetch nothing."""
+    return (
+        isinstance(hook, _V1.train.LoggingTensorHook)
+        or type(hook).after_run in _COUNTING_AFTER_RUNS
+    )
 
 
 def _checked_args(hook: Any, args: Any) -> Any:
