@@ -196,14 +196,18 @@ TRAIN_STEPS_BEFORE_TRACING = 32
 EVAL_STEPS_BEFORE_TRACING = 128
 
 
-def has_kernel_state(graph: tf.Graph) -> bool:
+def has_kernel_state(graph: tf.Graph, ignoring: frozenset[str] = frozenset()) -> bool:
     """True when the traced step has ops whose kernel keeps state of its own from call to
     call, in its own ops or in a function it calls: stateful random numbers (dropout, say),
     or a queue, table, accumulator or variable created inside the step. Two instances of
     such a step (one called alone, one inside the compiled loop) would each have their own:
-    two random streams both starting at the seed, two tables."""
+    two random streams both starting at the seed, two tables. `ignoring`: names of the
+    step's own ops that never run (random ops replaced, engine/random_streams.py)."""
     graph_def = graph.as_graph_def()
-    nodes = [*graph_def.node, *(n for f in graph_def.library.function for n in f.node_def)]
+    nodes = [
+        *(n for n in graph_def.node if n.name not in ignoring),
+        *(n for f in graph_def.library.function for n in f.node_def),
+    ]
     return any(
         n.op in _KERNEL_STATE_OPS or n.op.startswith("Random") or n.op.endswith(_STATE_SUFFIXES)
         for n in nodes

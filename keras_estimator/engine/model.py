@@ -31,6 +31,7 @@ from keras_estimator.engine.loops import (
     has_kernel_state,
 )
 from keras_estimator.engine.output_keys import GLOBAL_STEP_KEY, LOSS_KEY
+from keras_estimator.engine.random_streams import RandomStreams, replaced_ops
 from keras_estimator.engine.summaries import summaries_every
 from keras_estimator.engine.variable_store import VariableStore
 from keras_estimator.seam import internals
@@ -114,6 +115,8 @@ class EstimatorModel(keras.Model):
         self.built = True  # its variables are the model_fn's (or come on its first data)
         with tf.init_scope():
             self.train_call_start = tf.Variable(0, dtype=tf.int64, trainable=False)
+        # The training step's seeded TF1 random ops, restartable without new kernels.
+        self.random_streams = RandomStreams()
         # The Keras road (runtime/keras_road.py): saves Keras-side training to model_dir,
         # builds the model from model_dir's checkpoint on first use, exports it.
         self.road: Any = None
@@ -176,6 +179,8 @@ class EstimatorModel(keras.Model):
                 bumped = tf.no_op()
         with tf.control_dependencies([train_op, bumped]):
             outputs = {LOSS_KEY: _reported(spec.loss), GLOBAL_STEP_KEY: global_step.read_value()}
+        if not tf.distribute.has_strategy():  # a replica's step keeps its kernels' streams
+            self.random_streams.make_restartable(graph)
         return outputs
 
     def _distributed_train_step(self, strategy: tf.distribute.Strategy) -> Callable:
@@ -354,7 +359,7 @@ class EstimatorModel(keras.Model):
             return DistributedLoop(step_fn, self._ke_global_step, one_per_call=False)
         # A step whose kernels keep state (random streams, say) always runs in the loop: one
         # instance of the step, as in TF1's graph. Others may run their first steps alone.
-        keeps_state = has_kernel_state(traced.graph)
+        keeps_state = has_kernel_state(traced.graph, ignoring=replaced_ops(traced.graph))
         if keeps_state:
             before_tracing = 0
         elif mode == ModeKeys.EVAL:

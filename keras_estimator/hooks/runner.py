@@ -18,6 +18,7 @@ from typing import Any
 import keras
 import tensorflow as tf
 
+from keras_estimator.engine.random_streams import same_draw
 from keras_estimator.hooks.session import HookSession, fetch_id
 from keras_estimator.hooks.variable_names import variables_resolvable_by_name
 from keras_estimator.seam import internals
@@ -119,7 +120,7 @@ def _as_fetchable(fetch: Any, graph: tf.Graph) -> tf.Tensor:
                 f"A hook asked to fetch {fetch!r}, which belongs to another graph. Expected a "
                 "tensor from the model_fn of this Estimator (or its name)."
             )
-        return tf.identity(fetch)
+        return tf.identity(same_draw(fetch))  # a replaced random op: the numbers drawn
     raise TypeError(f"A hook fetch must be a tensor, op, variable or name; given: {fetch!r}")
 
 

@@ -200,6 +200,10 @@ def _expectations() -> list[tuple[str, bool]]:
         ("gen_random_ops / gen_candidate_sampling_ops / gen_image_ops stateful random ops",
          all(callable(getattr(module, name, None))
              for module, names in _STATEFUL_RANDOM_OPS for name in names)),
+        ("Operation._update_input / _control_outputs / _control_flow_context",
+         callable(getattr(tf.Operation, "_update_input", None))
+         and hasattr(tf.Operation, "_control_outputs")
+         and "_control_flow_context" in _sets(tf.Operation._init)),
         ("trackable.resource.ResourceTracker / resource_tracker_scope",
          callable(getattr(_trackable_resource, "resource_tracker_scope", None))
          and hasattr(getattr(_trackable_resource, "ResourceTracker", None), "resources")),
@@ -661,6 +665,21 @@ def remake_op(op: tf.Operation, inputs: list[tf.Tensor], name: str) -> tf.Operat
         return graph.create_op(
             op.type, inputs, [t.dtype for t in op.outputs], attrs=attrs, name=name
         )
+
+
+def rewire_consumers(tensor: tf.Tensor, replacement: tf.Tensor) -> None:
+    """Every op that takes `tensor` as an input takes `replacement` instead (TF1's
+    graph_editor reroute; the graph is still being traced)."""
+    for consumer in tensor.consumers():
+        for index, given in enumerate(consumer.inputs):
+            if given.op is tensor.op and given.value_index == tensor.value_index:
+                consumer._update_input(index, replacement)
+
+
+def plain_data_op(op: tf.Operation) -> bool:
+    """True when `op` is outside TF1 control flow and no op waits on it by a control edge:
+    its outputs can be rewired to another op's."""
+    return op._control_flow_context is None and not op._control_outputs
 
 
 def checkpoint_initializers_recorded(

@@ -1,0 +1,114 @@
+"""Seeded TF1 random ops of a traced training step, their streams restartable per call.
+
+TF1's random ops (`RandomUniform` of dropout, `RandomStandardNormal`, `TruncatedNormal`,
+`RandomUniformInt`) keep their Philox stream in their kernel. tf.estimator 2.15 made new
+kernels in every call's new session, so a seeded call's streams started at the seed;
+here the same compiled step runs call after call, and restarting its streams meant
+dropping every TensorFlow kernel and instantiating the step again (0.04 s a call on the
+digits MLP, and every other compiled function's kernels with it).
+
+Each such op with a seed draws what the stateless Philox op draws at key `seed` and
+counter `[offset, seed2]`, its offset moving on by 256 per element of each draw (TF's
+`GuardedPhiloxRandom::ReserveRandomOutputs(n, 256)`). So the op is replaced in the step
+by the stateless one reading its offset from a variable of the model's, and a seeded call
+restarts the stream by setting those variables to 0: the same numbers, draw for draw,
+with the step's kernels kept. Ops this does not cover (unseeded ones, others in a nested
+function or TF1 control flow, under a distribution strategy) keep their kernel's stream,
+and the runtime starts them anew as before.
+"""
+
+from __future__ import annotations
+
+import weakref
+
+import numpy as np
+import tensorflow as tf
+
+from keras_estimator.seam import internals
+
+# The stateful op and the stateless Philox op that draws the same numbers from a key and a
+# counter (checked element for element in tests/engine/test_random_streams.py).
+_STATELESS_TWINS = {
+    "RandomUniform": tf.raw_ops.StatelessRandomUniformV2,
+    "RandomStandardNormal": tf.raw_ops.StatelessRandomNormalV2,
+    "TruncatedNormal": tf.raw_ops.StatelessTruncatedNormalV2,
+    "RandomUniformInt": tf.raw_ops.StatelessRandomUniformIntV2,
+}
+_PHILOX = 1  # tf.random.Algorithm.PHILOX
+_OUTPUTS_RESERVED_PER_ELEMENT = 256  # GuardedPhiloxRandom::ReserveRandomOutputs(n, 256)
+
+# Per traced graph: the replaced ops' output names -> the tensors drawing the same numbers
+# (a hook that fetches the raw draw gets the numbers the step used).
+_replacements: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def same_draw(tensor: tf.Tensor) -> tf.Tensor:
+    """`tensor`, or the tensor that now draws its numbers when its op was replaced."""
+    return _replacements.get(tensor.graph, {}).get(tensor.name, tensor)
+
+
+def replaced_ops(graph: tf.Graph) -> frozenset[str]:
+    """The names of the ops of `graph` replaced by stateless twins (left without users)."""
+    return frozenset(name.rsplit(":", 1)[0] for name in _replacements.get(graph, {}))
+
+
+class RandomStreams:
+    """The counters of a model's replaced random ops, by op name: the same op of a later
+    trace (the model_fn called again) reads the same variable, so the two traces stay one
+    computation (runtime/traces.py StepIdentity) and one stream."""
+
+    def __init__(self) -> None:
+        self._counters: dict[str, tf.Variable] = {}
+
+    def make_restartable(self, graph: tf.Graph) -> None:
+        """Replaces the seeded TF1 random ops of `graph` (the step being traced) by their
+        stateless twins. Call it at the end of the step's trace, outside any strategy."""
+        replaced = _replacements.setdefault(graph, {})
+        for op in graph.get_operations():
+            if op.type in _STATELESS_TWINS and f"{op.name}:0" not in replaced and _covered(op):
+                replaced[f"{op.name}:0"] = self._twin(op)
+
+    def _twin(self, op: tf.Operation) -> tf.Tensor:
+        seed, seed2 = (np.array(op.get_attr(a), np.int64) for a in ("seed", "seed2"))
+        counter = self._counters.get(op.name)
+        if counter is None:
+            # [offset, seed2]: the stateless op's counter as int64 bits. Made eagerly, on
+            # the host (where that op reads it); not recorded by tf.function as made in the
+            # trace (it would trace the step again).
+            with tf.init_scope(), tf.device("/cpu:0"):
+                counter = tf.Variable(np.stack([np.int64(0), seed2]), trainable=False,
+                                      name="random_counter",
+                                      experimental_enable_variable_lifting=False)  # fmt: skip
+            self._counters[op.name] = counter
+        shape = op.inputs[0]
+        with tf.name_scope(f"{op.name}_restartable/"), op.graph.device(op.device):
+            static = tf.get_static_value(shape)  # few ops: each is traced on every call
+            if static is not None:
+                size = np.prod(static, dtype=np.int64)
+                reserved = tf.constant([size * _OUTPUTS_RESERVED_PER_ELEMENT, 0], tf.int64)
+            else:
+                size = tf.reduce_prod(tf.cast(shape, tf.int64))
+                reserved = tf.stack([size * _OUTPUTS_RESERVED_PER_ELEMENT, np.int64(0)])
+            # The read after the add: any pruned step drawing these numbers moves it on.
+            start = tf.raw_ops.Sub(x=counter.assign_add(reserved), y=reserved)
+            key = tf.constant(seed.reshape([1]).view(np.uint64))
+            args = dict(shape=shape, key=key, counter=tf.bitcast(start, tf.uint64), alg=_PHILOX)
+            if op.type == "RandomUniformInt":
+                args.update(minval=op.inputs[1], maxval=op.inputs[2])
+            else:
+                args.update(dtype=op.get_attr("dtype"))
+            draw = _STATELESS_TWINS[op.type](**args)
+        draw.set_shape(op.outputs[0].shape)
+        internals.rewire_consumers(op.outputs[0], draw)
+        return draw
+
+    def restart(self) -> None:
+        """Every replaced op's next draw is its first from the seed (a seeded call)."""
+        for counter in self._counters.values():
+            counter[0].assign(0)  # ResourceStridedSliceAssign: seed2 stays
+
+
+def _covered(op: tf.Operation) -> bool:
+    """Seeded (both seeds 0: TF picks a fresh seed per kernel, nothing to restart), in the
+    step's own graph, and used only as data (a control edge to it cannot be moved)."""
+    return (op.get_attr("seed") != 0 or op.get_attr("seed2") != 0) and internals.plain_data_op(op)
