@@ -1,7 +1,8 @@
 """Shared by the tests in every folder (importable as `helpers`: pyproject.toml puts tests/ on
 pytest's pythonpath, and the scripts in scripts/ put it on sys.path themselves).
 
-- small model_fns and input_fns (legacy TF1 style) and the one Estimator factory;
+- small model_fns and input_fns (legacy TF1 style), a hook that records the step's noise,
+  and the one Estimator factory;
 - where the test data and scripts are;
 - the one way to run a real child Python process (or any command) from a test.
 """
@@ -71,6 +72,51 @@ def classifier_model_fn(features, labels, mode, params):
         loss, global_step=tf.train.get_global_step()
     )
     return estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+
+def noise_recording_model_fn(log_every=None, in_cond=False):
+    """Each step records its draw of `noise` (uniform, [1]) in `draws[global_step]`; with
+    `log_every`, the EstimatorSpec carries a LoggingTensorHook fetching the loss every
+    `log_every` steps; with `in_cond`, the noise is drawn in a tf.cond branch."""
+
+    def model_fn(features, labels, mode, params):
+        draws = tf.get_variable("draws", [40], initializer=tf.zeros_initializer(),
+                                trainable=False)  # fmt: skip
+
+        def draw():
+            return tf.random.uniform([1])
+
+        drawn = tf.cond(tf.constant(True), draw, lambda: tf.zeros([1])) if in_cond else draw()
+        noise = tf.identity(drawn, name="noise")
+        w = tf.get_variable("w", [], initializer=tf.zeros_initializer())
+        loss = tf.reduce_mean(features["x"] * w)
+        step = tf.train.get_global_step()
+        record = tf.scatter_update(draws, step, noise[0])
+        hooks = []
+        if log_every is not None:
+            hooks = [tf.train.LoggingTensorHook({"loss": loss}, every_n_iter=log_every)]
+        return estimator.EstimatorSpec(mode, loss=loss, train_op=tf.group(
+            record, tf.assign_add(step, 1)), training_hooks=hooks)  # fmt: skip
+
+    return model_fn
+
+
+class NoiseFetcher(tf.train.SessionRunHook):
+    """Fetches the tensor `name` (the step's noise) every `every` steps from step `first` on
+    and keeps what it saw, by the hook's own step count."""
+
+    def __init__(self, every, first=0, name="noise:0"):
+        self.every, self.first, self.name, self.seen, self._step = every, first, name, {}, 0
+
+    def before_run(self, run_context):
+        if self._step >= self.first and (self._step - self.first) % self.every == 0:
+            return tf.train.SessionRunArgs(self.name)
+        return None
+
+    def after_run(self, run_context, run_values):
+        if run_values.results is not None:
+            self.seen[self._step] = float(run_values.results[0])
+        self._step += 1
 
 
 def make_estimator(model_dir, model_fn=classifier_model_fn, *, params=None, **config):

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import tensorflow as tf2
 import tensorflow.compat.v1 as tf
-from helpers import dataset_input_fn, make_estimator
+from helpers import NoiseFetcher, dataset_input_fn, make_estimator, noise_recording_model_fn
 
 import keras_estimator as estimator
 from keras_estimator.engine.loops import (
@@ -132,44 +132,6 @@ def test_random_numbers_never_repeat_across_steps_and_batches(tmp_path):
     assert len(set(draws.tolist())) == 80  # no step drew what another drew
     noise = np.array([p["noise"] for p in est.predict(dataset_input_fn(x, batch_size=4))])
     assert len(set(noise.tolist())) == len(noise) == 320
-
-
-class NoiseFetcher(tf.train.SessionRunHook):
-    """Fetches the step's noise (by name) every `every` steps and keeps what it saw."""
-
-    def __init__(self, every):
-        self.every, self.seen, self._step = every, {}, 0
-
-    def before_run(self, run_context):
-        if self._step % self.every == 0:
-            return tf.train.SessionRunArgs("noise:0")
-        return None
-
-    def after_run(self, run_context, run_values):
-        if run_values.results is not None:
-            self.seen[self._step] = float(run_values.results[0])
-        self._step += 1
-
-
-def noise_recording_model_fn(log_every):
-    """Each step records its draw of `noise` in `draws[global_step]`; with `log_every`, the
-    EstimatorSpec carries a LoggingTensorHook fetching the loss every `log_every` steps."""
-
-    def model_fn(features, labels, mode, params):
-        draws = tf.get_variable("draws", [40], initializer=tf.zeros_initializer(),
-                                trainable=False)  # fmt: skip
-        noise = tf.identity(tf.random.uniform([1]), name="noise")
-        w = tf.get_variable("w", [], initializer=tf.zeros_initializer())
-        loss = tf.reduce_mean(features["x"] * w)
-        step = tf.train.get_global_step()
-        record = tf.scatter_update(draws, step, noise[0])
-        hooks = []
-        if log_every is not None:
-            hooks = [tf.train.LoggingTensorHook({"loss": loss}, every_n_iter=log_every)]
-        return estimator.EstimatorSpec(mode, loss=loss, train_op=tf.group(
-            record, tf.assign_add(step, 1)), training_hooks=hooks)  # fmt: skip
-
-    return model_fn
 
 
 # Inputs of the two calls: finite, or endless (`repeat()`: the loop without end checks).

@@ -4,9 +4,8 @@ import numpy as np
 import pytest
 import tensorflow as tf2
 import tensorflow.compat.v1 as tf
-from helpers import dataset_input_fn, make_estimator
+from helpers import NoiseFetcher, dataset_input_fn, make_estimator, noise_recording_model_fn
 
-import keras_estimator as estimator
 from keras_estimator.engine.random_streams import RandomStreams, replaced_ops
 
 # Each TF1 random op a model_fn makes (through tf.random.*, tf.nn.dropout, initializers),
@@ -66,50 +65,10 @@ def test_unseeded_ops_keep_their_kernels_stream():
     assert replaced_ops(graph) == frozenset()
 
 
-class LateNoiseFetcher(tf.train.SessionRunHook):
-    """From step `first` on, fetches the step's raw draw (the random op's own output)."""
-
-    def __init__(self, first):
-        self.first, self.seen, self._step = first, {}, 0
-
-    def before_run(self, run_context):
-        if self._step >= self.first:
-            graph = tf.get_default_graph()
-            return tf.train.SessionRunArgs(graph.get_tensor_by_name("noise/RandomUniform:0"))
-        return None
-
-    def after_run(self, run_context, run_values):
-        if run_values.results is not None:
-            self.seen[self._step] = float(run_values.results[0])
-        self._step += 1
-
-
-def noise_model_fn(in_cond):
-    """Each step records its draw of uniform noise in `draws[global_step]` (the noise made
-    in a tf.cond branch with `in_cond`: a random op left to its kernel's stream)."""
-
-    def model_fn(features, labels, mode, params):
-        draws = tf.get_variable("draws", [40], initializer=tf.zeros_initializer(),
-                                trainable=False)  # fmt: skip
-
-        def noise():
-            return tf.random.uniform([1], name="noise")
-
-        drawn = tf.cond(tf.constant(True), noise, lambda: tf.zeros([1])) if in_cond else noise()
-        w = tf.get_variable("w", [], initializer=tf.zeros_initializer())
-        loss = tf.reduce_mean(features["x"] * w)
-        step = tf.train.get_global_step()
-        record = tf.scatter_update(draws, step, drawn[0])
-        return estimator.EstimatorSpec(mode, loss=loss, train_op=tf.group(
-            record, tf.assign_add(step, 1)))  # fmt: skip
-
-    return model_fn
-
-
 @pytest.mark.parametrize("in_cond", [False, True])
 def test_every_seeded_call_draws_the_seeds_stream_from_its_start(tmp_path, in_cond):
     x = np.ones(100, dtype=np.float32)
-    est = make_estimator(tmp_path, noise_model_fn(in_cond), tf_random_seed=3,
+    est = make_estimator(tmp_path, noise_recording_model_fn(in_cond=in_cond), tf_random_seed=3,
                          log_step_count_steps=1000)  # fmt: skip
     est.train(dataset_input_fn(x, batch_size=1), steps=1)
     est.train(dataset_input_fn(x, batch_size=1), steps=19)
@@ -123,9 +82,9 @@ def test_a_hook_first_fetching_late_in_a_call_sees_the_draws_the_step_used(tmp_p
     # The raw draw of the random op itself, first asked for at step 7: the steps before
     # and after it draw from one stream, as in tf.estimator's one graph per call.
     x = np.ones(100, dtype=np.float32)
-    est = make_estimator(tmp_path, noise_model_fn(False), tf_random_seed=3,
+    est = make_estimator(tmp_path, noise_recording_model_fn(), tf_random_seed=3,
                          log_step_count_steps=1000)  # fmt: skip
-    fetcher = LateNoiseFetcher(first=7)
+    fetcher = NoiseFetcher(1, first=7, name="random_uniform/RandomUniform:0")
     est.train(dataset_input_fn(x, batch_size=1), steps=20, hooks=[fetcher])
     draws = est.get_variable_value("draws")[:20].tolist()
     assert len(set(draws)) == 20
