@@ -74,17 +74,18 @@ def classifier_model_fn(features, labels, mode, params):
     return estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
 
 
-def noise_recording_model_fn(log_every=None, in_cond=False):
-    """Each step records its draw of `noise` (uniform, [1]) in `draws[global_step]`; with
-    `log_every`, the EstimatorSpec carries a LoggingTensorHook fetching the loss every
-    `log_every` steps; with `in_cond`, the noise is drawn in a tf.cond branch."""
+def noise_recording_model_fn(log_every=None, in_cond=False, op_seed=None, slots=40):
+    """Each step records its draw of `noise` (uniform, [1], op seed `op_seed`) in
+    `draws[global_step]` (`slots` of them); with `log_every`, the EstimatorSpec carries a
+    LoggingTensorHook fetching the loss every `log_every` steps; with `in_cond`, the noise
+    is drawn in a tf.cond branch."""
 
     def model_fn(features, labels, mode, params):
-        draws = tf.get_variable("draws", [40], initializer=tf.zeros_initializer(),
+        draws = tf.get_variable("draws", [slots], initializer=tf.zeros_initializer(),
                                 trainable=False)  # fmt: skip
 
         def draw():
-            return tf.random.uniform([1])
+            return tf.random.uniform([1], seed=op_seed)
 
         drawn = tf.cond(tf.constant(True), draw, lambda: tf.zeros([1])) if in_cond else draw()
         noise = tf.identity(drawn, name="noise")

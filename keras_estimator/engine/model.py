@@ -179,7 +179,9 @@ class EstimatorModel(keras.Model):
                 bumped = tf.no_op()
         with tf.control_dependencies([train_op, bumped]):
             outputs = {LOSS_KEY: _reported(spec.loss), GLOBAL_STEP_KEY: global_step.read_value()}
-        if not tf.distribute.has_strategy():  # a replica's step keeps its kernels' streams
+        if self._hook_runner is not None and not tf.distribute.has_strategy():
+            # The Estimator's own trace, outside a strategy: keras_model.fit's trace and a
+            # replica's step keep their kernels' streams.
             self.random_streams.make_restartable(graph)
         return outputs
 

@@ -237,14 +237,16 @@ class ModelRuntime:
                 runner = trace.runner
             else:
                 runner = trace.join(HookRunner(list(hooks), HookSession(store, model.global_step)))
-            if self.config.tf_random_seed is not None:
+            if mode == ModeKeys.TRAIN:
+                # The training step's seeded random ops draw from their seeds again, as from
+                # 2.15's new graph (engine/random_streams.py). Not at an evaluation or a
+                # prediction (one may run inside train(): training's streams go on).
+                model.random_streams.restart()
+            if trace.keeps_kernel_state and self.config.tf_random_seed is not None:
                 # A seeded call's random streams start at the seed, as in 2.15's new graph:
-                # the step's replaced random ops from offset 0 (engine/random_streams.py);
                 # a step whose kernels keep them runs on kernels made anew. Other steps keep
                 # theirs (their instantiation: 0.15 s a call on the canned DNN).
-                model.random_streams.restart()
-                if trace.keeps_kernel_state:
-                    internals.clear_kernels()
+                internals.clear_kernels()
             scaffold = self.call_model_fn.scaffolds.get(mode)
             if checkpoint is not None:
                 variables = {
