@@ -19,6 +19,7 @@ import numpy as np
 import tensorflow as tf
 
 from keras_estimator.engine.output_keys import GLOBAL_STEP_KEY, HOOKS_KEY, LOSS_KEY
+from keras_estimator.engine.random_streams import replaced_ops
 from keras_estimator.seam import internals
 
 
@@ -196,13 +197,14 @@ TRAIN_STEPS_BEFORE_TRACING = 32
 EVAL_STEPS_BEFORE_TRACING = 128
 
 
-def has_kernel_state(graph: tf.Graph, ignoring: frozenset[str] = frozenset()) -> bool:
+def has_kernel_state(graph: tf.Graph) -> bool:
     """True when the traced step has ops whose kernel keeps state of its own from call to
     call, in its own ops or in a function it calls: stateful random numbers (dropout, say),
     or a queue, table, accumulator or variable created inside the step. Two instances of
     such a step (one called alone, one inside the compiled loop) would each have their own:
-    two random streams both starting at the seed, two tables. `ignoring`: names of the
-    step's own ops that never run (random ops replaced, engine/random_streams.py)."""
+    two random streams both starting at the seed, two tables. Random ops replaced by their
+    stateless twins (engine/random_streams.py) never run and do not count."""
+    ignoring = replaced_ops(graph)
     graph_def = graph.as_graph_def()
     nodes = [
         *(n for n in graph_def.node if n.name not in ignoring),

@@ -31,7 +31,7 @@ from keras_estimator.engine.loops import (
     has_kernel_state,
 )
 from keras_estimator.engine.output_keys import GLOBAL_STEP_KEY, LOSS_KEY
-from keras_estimator.engine.random_streams import RandomStreams, replaced_ops
+from keras_estimator.engine.random_streams import RandomStreams
 from keras_estimator.engine.summaries import summaries_every
 from keras_estimator.engine.variable_store import VariableStore
 from keras_estimator.seam import internals
@@ -361,7 +361,7 @@ class EstimatorModel(keras.Model):
             return DistributedLoop(step_fn, self._ke_global_step, one_per_call=False)
         # A step whose kernels keep state (random streams, say) always runs in the loop: one
         # instance of the step, as in TF1's graph. Others may run their first steps alone.
-        keeps_state = has_kernel_state(traced.graph, ignoring=replaced_ops(traced.graph))
+        keeps_state = has_kernel_state(traced.graph)
         if keeps_state:
             before_tracing = 0
         elif mode == ModeKeys.EVAL:
