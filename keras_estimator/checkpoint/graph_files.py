@@ -58,6 +58,8 @@ def canonical_graph_def(graph_def: Any) -> bytes:
     """The serialized GraphDef with its library's functions renamed by what they are and
     sorted: a retrace names its `tf.cond` branches anew (`..._cond_true_389` becomes
     `..._cond_true_1278`), which also reorders the library."""
+    if not graph_def.library.function and not graph_def.library.gradient:
+        return graph_def.SerializeToString(deterministic=True)  # nothing to rename
     canonical = type(graph_def)()
     canonical.CopyFrom(graph_def)
     functions = list(canonical.library.function)

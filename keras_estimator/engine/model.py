@@ -53,6 +53,10 @@ def _reported(loss: tf.Tensor) -> tf.Tensor:
     return tf.identity(loss) if loss.shape.rank == 0 else tf.reduce_mean(loss)
 
 
+def _nothing(graph: tf.Graph) -> None:
+    """No `on_traced` (see EstimatorModel.hooks_begun_in_trace)."""
+
+
 def split_batch(data: Any) -> tuple[Any, Any]:
     """Our datasets yield `(features, labels)` or `(features,)` when there are no labels;
     Keras' own `predict` (on `keras_model`) hands over the features alone."""
@@ -112,6 +116,7 @@ class EstimatorModel(keras.Model):
         self._settings = settings
         self._eval_updates: list = []
         self._hook_runner: Any = None  # the hooks begun in the trace being made
+        self._on_traced: Callable[[tf.Graph], None] = _nothing  # see hooks_begun_in_trace
         self.built = True  # its variables are the model_fn's (or come on its first data)
         with tf.init_scope():
             self.train_call_start = tf.Variable(0, dtype=tf.int64, trainable=False)
@@ -155,11 +160,16 @@ class EstimatorModel(keras.Model):
                 spec = self._spec_for(data, ModeKeys.TRAIN)
                 tf.compat.v1.summary.scalar(LOSS_KEY, spec.loss)  # as tf.estimator added it
                 needs.append(spec.loss)
-            train_op = spec.train_op
-            if isinstance(train_op, keras.optimizers.Optimizer):
-                train_op = self._apply_keras_optimizer(train_op, spec.loss, graph)
-            chief_hooks = spec.training_chief_hooks if self._settings.is_chief else ()
-            self._attach_hooks(spec.training_hooks + chief_hooks, graph)
+                train_op = spec.train_op
+                if isinstance(train_op, keras.optimizers.Optimizer):
+                    train_op = self._apply_keras_optimizer(train_op, spec.loss, graph)
+                chief_hooks = spec.training_chief_hooks if self._settings.is_chief else ()
+                # The hooks begin before the summaries are merged, as in 2.15 (its
+                # SummarySaverHook merged them at the first step): a summary a hook's
+                # begin() adds is written too.
+                self._attach_hooks(spec.training_hooks + chief_hooks, graph)
+                if self._hook_runner is not None and not tf.distribute.has_strategy():
+                    self._on_traced(graph)  # the rest follows from the graph so far
         start = global_step_read(graph)
         writes = _global_step_writes(graph, global_step)
         with tf.control_dependencies([train_op]):
@@ -227,14 +237,20 @@ class EstimatorModel(keras.Model):
             runner.attach(spec_hooks, graph, global_step_read(graph))
 
     @contextlib.contextmanager
-    def hooks_begun_in_trace(self, runner: Any) -> Iterator[None]:
+    def hooks_begun_in_trace(
+        self, runner: Any, on_traced: Callable[[tf.Graph], None] = _nothing
+    ) -> Iterator[None]:
         """Traces made in this block begin `runner`'s hooks (and the EstimatorSpec's) in
-        the traced graph, after the model_fn."""
-        self._hook_runner = runner
+        the traced graph, after the model_fn. A step traced outside a strategy then calls
+        `on_traced(graph)`: what the trace adds after it (the summaries' writing, the
+        global step's increment, the random-stream rewrite, TF's automatic control
+        dependencies) follows from the graph so far and the model's settings. It may raise
+        to give the trace up."""
+        self._hook_runner, self._on_traced = runner, on_traced
         try:
             yield
         finally:
-            self._hook_runner = None
+            self._hook_runner, self._on_traced = None, _nothing
 
     def test_step(self, data: Any) -> dict[str, tf.Tensor]:
         pending, updates = self._eval_updates_of(data)
@@ -329,6 +345,7 @@ class EstimatorModel(keras.Model):
             self._eval_updates = []
             raw["outputs"] = step(data)
             raw["ops"] = list(self._eval_updates)
+            self._on_traced(tf.compat.v1.get_default_graph())
             return raw["outputs"]
 
         concrete = tf.function(trace, autograph=False).get_concrete_function(element_spec)

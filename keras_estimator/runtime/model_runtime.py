@@ -31,7 +31,7 @@ from keras_estimator.hooks.runner import HookRunner
 from keras_estimator.hooks.session import HookSession
 from keras_estimator.runtime.model_fn_call import ModelFnCaller
 from keras_estimator.runtime.scaffold_session import restore_with_saver, run_init_fn
-from keras_estimator.runtime.traces import ModelSlot, StepIdentity, Trace
+from keras_estimator.runtime.traces import ModelSlot, SameStep, StepCheck, Trace
 from keras_estimator.seam import internals
 from keras_estimator.spec.mode_keys import ModeKeys
 from keras_estimator.spec.run_config import RunConfig
@@ -228,11 +228,7 @@ class ModelRuntime:
                 trace = None
             if trace is None:
                 store.checkpoint_initializers.clear()
-                trace = self._trace(model, mode, dataset, hooks, writer)
-                adopted = earlier.adopt(trace) if earlier is not None else None
-                if adopted is not None:  # the same step: its hooks run on the loop made
-                    trace = adopted
-                    self._step_graphs[mode] = trace.graph
+                trace = self._trace(model, mode, dataset, hooks, writer, earlier)
                 slot.traces.put(key, trace)
                 runner = trace.runner
             else:
@@ -298,13 +294,25 @@ class ModelRuntime:
         dataset: tf.data.Dataset,
         hooks: tuple,
         writer: Any,
+        earlier: Trace | None = None,
     ) -> Trace:
-        """Traces the step of `mode` (and its loop) with this call's hooks begun in it."""
+        """Traces the step of `mode` (and its loop) with this call's hooks begun in it; or,
+        when it is `earlier`'s step, `earlier` with this call's hooks (Trace.adopt)."""
         store = model.store
         runner = HookRunner(list(hooks), HookSession(store, model.global_step))
-        self.call_model_fn.made_per_call = self.call_model_fn.made_scaffold = False
+        caller = self.call_model_fn
+        caller.made_per_call = caller.made_scaffold = False
+        strategy = self.strategy_for(mode)
+
+        def adoptable() -> bool:
+            # A step traced with hooks only, run by a loop over that trace (the distributed
+            # loops trace the step themselves; PREDICT's step runs alone).
+            return (caller.made_per_call and not caller.made_scaffold
+                    and strategy is None and mode != ModeKeys.PREDICT)  # fmt: skip
+
+        check = StepCheck(store.variables, adoptable, earlier.identity if earlier else None)
         with (
-            model.hooks_begun_in_trace(runner),
+            model.hooks_begun_in_trace(runner, on_traced=check),
             seeded_python_random(self.config.tf_random_seed),
             self.scope(mode),
             store.creating() as used,
@@ -313,8 +321,11 @@ class ModelRuntime:
             # it is, once, before its concrete function is scheduled onto the workers.
             quiet_tf_warning("invoked without using `ClusterCoordinator.schedule`"),
         ):
-            strategy = self.strategy_for(mode)
-            step_fn, traced = model.make_step(mode, dataset.element_spec, strategy)
+            try:
+                step_fn, traced = model.make_step(mode, dataset.element_spec, strategy)
+            except SameStep as same:  # the same step as before: its hooks run on its loop
+                self._step_graphs[mode] = earlier.graph
+                return earlier.adopt(runner, source=same.graph)
             loop = model.make_loop(step_fn, traced, mode, strategy)
             if mode != ModeKeys.PREDICT and not isinstance(loop, ChunkedLoop):
                 # Traced here, in the scopes above: these loops trace the step. The
@@ -327,17 +338,10 @@ class ModelRuntime:
                 traced.graph if traced is not None else (ops[0].graph if ops else None)
             )
         used.add("global_step")
-        caller = self.call_model_fn
         graph = traced.graph if traced is not None else None
-        # Kept for a later call to compare (Trace.adopt): a step traced with hooks only, run
-        # by a loop over that trace (the distributed ones trace the step themselves).
-        adoptable = (
-            caller.made_per_call and not caller.made_scaffold and isinstance(loop, ChunkedLoop)
-        )
-        identity = StepIdentity(graph, store.variables) if adoptable else None
         # Distributed loops trace their step themselves: their kernels are taken to keep state.
         keeps_state = getattr(loop, "keeps_kernel_state", True)
-        return Trace(loop, used, runner, caller.made_per_call, graph, identity, keeps_state)
+        return Trace(loop, used, runner, caller.made_per_call, graph, check.identity, keeps_state)
 
     @contextlib.contextmanager
     def summaries_for(self, mode: str) -> Iterator[tf.summary.SummaryWriter | None]:

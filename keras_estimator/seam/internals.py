@@ -48,6 +48,7 @@ try:
     from tensorflow.python.eager import context as _context
     from tensorflow.python.eager import wrap_function as _wrap_function
     from tensorflow.python.eager.polymorphic_function import atomic_function as _atomic
+    from tensorflow.python.framework import auto_control_deps as _auto_control_deps
     from tensorflow.python.framework import func_graph as _func_graph
     from tensorflow.python.framework import tensor_shape as _tensor_shape
     from tensorflow.python.ops import gen_candidate_sampling_ops as _gen_candidate_sampling_ops
@@ -200,6 +201,11 @@ def _expectations() -> list[tuple[str, bool]]:
         ("gen_random_ops / gen_candidate_sampling_ops / gen_image_ops stateful random ops",
          all(callable(getattr(module, name, None))
              for module, names in _STATEFUL_RANDOM_OPS for name in names)),
+        ("Graph.experimental_acd_manager / AutomaticControlDependencies._n_operations (the "
+         "ops its exit orders)",
+         "experimental_acd_manager" in _sets(tf.Graph.__init__)
+         and "_n_operations" in _sets(_auto_control_deps.AutomaticControlDependencies.__enter__)
+         and "_n_operations" in _sets(_auto_control_deps.AutomaticControlDependencies.__exit__)),
         ("Operation._update_input / _control_outputs / _control_flow_context",
          callable(getattr(tf.Operation, "_update_input", None))
          and hasattr(tf.Operation, "_control_outputs")
@@ -674,6 +680,14 @@ def rewire_consumers(tensor: tf.Tensor, replacement: tf.Tensor) -> None:
         for index, given in enumerate(consumer.inputs):
             if given.op is tensor.op and given.value_index == tensor.value_index:
                 consumer._update_input(index, replacement)
+
+
+def abandon_trace(graph: tf.Graph) -> None:
+    """The trace being made in `graph` is given up (an exception ends it): tf.function's
+    automatic control dependencies, applied on the way out, leave its ops unordered."""
+    manager = graph.experimental_acd_manager
+    if manager is not None:
+        manager._n_operations = graph.num_operations()
 
 
 def plain_data_op(op: tf.Operation) -> bool:

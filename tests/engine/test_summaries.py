@@ -55,6 +55,37 @@ def test_training_summaries_every_save_summary_steps(tmp_path, toy_data):
     assert [step for step, _ in read_events(str(tmp_path))["loss"]] == [1, 6, 11, 13, 18]
 
 
+class SummaryAddingHook(tf.train.SessionRunHook):
+    """Adds a TF1 summary of the loss in begin(), as a hook may."""
+
+    def begin(self):
+        loss = tf.get_collection(tf.GraphKeys.LOSSES)[-1]
+        tf.summary.scalar("loss_from_hook", loss * 2.0)
+
+
+@pytest.mark.parametrize("from_the_spec", [True, False])
+def test_a_summary_a_hook_adds_in_begin_is_written_with_the_others(
+    tmp_path, toy_data, from_the_spec
+):
+    """2.15's SummarySaverHook merged the collection at the first step, after every
+    hook's begin(): a summary added there records on the same steps as the model_fn's."""
+    x, y = toy_data
+
+    def model_fn(features, labels, mode, params):
+        spec = classifier_model_fn(features, labels, mode, params)
+        hooks = [SummaryAddingHook()] if from_the_spec else []
+        return spec._replace(training_hooks=hooks)
+
+    config = estimator.RunConfig(model_dir=str(tmp_path), save_summary_steps=2)
+    est = estimator.Estimator(model_fn, config=config, params={})
+    caller_hooks = [] if from_the_spec else [SummaryAddingHook()]
+    est.train(dataset_input_fn(x, y, 16, repeat=True), steps=5, hooks=caller_hooks)
+    events = read_events(str(tmp_path))
+    assert [step for step, _ in events["loss_from_hook"]] == [1, 3, 5]  # 2.15.1: the same
+    for (_, loss), (_, doubled) in zip(events["loss"], events["loss_from_hook"]):
+        assert float(doubled) == pytest.approx(2 * float(loss), rel=1e-5)
+
+
 def test_no_summaries_when_save_summary_steps_is_zero(tmp_path, toy_data):
     x, y = toy_data
     config = estimator.RunConfig(model_dir=str(tmp_path), save_summary_steps=0)

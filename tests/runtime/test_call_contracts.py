@@ -28,11 +28,14 @@ def data():
 
 
 class CountingHook(tf.train.SessionRunHook):
-    """Counts its after_run calls; every instance is remembered in `made`."""
+    """Counts its begin and after_run calls; every instance is remembered in `made`."""
 
     def __init__(self, made, kind):
-        self.kind, self.after_runs, self.ended = kind, 0, False
+        self.kind, self.begins, self.after_runs, self.ended = kind, 0, 0, False
         made.append(self)
+
+    def begin(self):
+        self.begins += 1
 
     def after_run(self, run_context, run_values):
         self.after_runs += 1
@@ -78,6 +81,43 @@ def test_hooks_made_by_the_model_fn_are_fresh_in_every_call(tmp_path, data):
         ("eval", 3, True), ("eval", 2, True),
         ("predict", 2, True), ("predict", 2, True),
     ]  # fmt: skip
+
+
+@pytest.mark.parametrize("same_step", [True, False])
+def test_each_call_calls_the_model_fn_once_and_begins_every_hook_once(tmp_path, data, same_step):
+    """A later call whose model_fn builds the step already traced runs on that trace (its
+    own trace given up once that is known); one that builds another step runs its own.
+    Either way: one model_fn call per Estimator call, every hook begun and ended once."""
+    x, y = data
+    calls, made = [], []
+
+    def model_fn(features, labels, mode, params):
+        calls.append(mode)
+        logits = tf.layers.dense(features["x"], 2)
+        loss = tf.losses.sparse_softmax_cross_entropy(labels, logits)
+        if not same_step:
+            loss += 0.0 * tf.reduce_sum(logits) * float(len(calls))  # a new constant each call
+        hook = CountingHook(made, mode)
+        if mode == estimator.ModeKeys.EVAL:
+            return estimator.EstimatorSpec(mode, loss=loss, evaluation_hooks=[hook])
+        train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss, tf.train.get_global_step())
+        return estimator.EstimatorSpec(mode, loss=loss, train_op=train_op, training_hooks=[hook])
+
+    est = make_estimator(tmp_path, model_fn)
+    for steps in (2, 3, 1):
+        est.train(dataset_input_fn(x, y, 32, repeat=True),
+                  steps=steps, hooks=[CountingHook(made, "caller")])  # fmt: skip
+    for steps in (1, 2):
+        est.evaluate(dataset_input_fn(x, y, 32), steps=steps)
+    train, evaluate = estimator.ModeKeys.TRAIN, estimator.ModeKeys.EVAL
+    assert calls == [train] * 3 + [evaluate] * 2
+    assert [(h.kind, h.begins, h.after_runs, h.ended) for h in made] == [
+        ("caller", 1, 2, True), (train, 1, 2, True),
+        ("caller", 1, 3, True), (train, 1, 3, True),
+        ("caller", 1, 1, True), (train, 1, 1, True),
+        (evaluate, 1, 1, True), (evaluate, 1, 2, True),
+    ]  # fmt: skip
+    assert est.latest_checkpoint().endswith("model.ckpt-6")
 
 
 def test_new_caller_hooks_reuse_the_trace_and_keep_the_cache_bounded(tmp_path, data):
