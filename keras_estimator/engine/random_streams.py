@@ -88,16 +88,16 @@ class RandomStreams:
         # host with the variable, the draw where the model_fn put the op.
         with tf.name_scope(f"{op.name}_restartable/"), tf.control_dependencies(op.control_inputs):
             with tf.device(offset.device):
-                static = tf.get_static_value(shape)  # few ops: each is traced every call
+                # Few ops (each is traced every call): [reserved, 0] and [-reserved, seed2].
+                static = tf.get_static_value(shape)
                 if static is not None:
                     reserved = int(np.prod(static, dtype=np.int64)) * _OUTPUTS_RESERVED_PER_ELEMENT
                     moved = tf.constant([reserved, 0], tf.int64)
                     back = tf.constant([-reserved, seed2], tf.int64)
                 else:
                     size = tf.reduce_prod(tf.cast(shape, tf.int64))
-                    reserved = size * _OUTPUTS_RESERVED_PER_ELEMENT
-                    moved = tf.stack([reserved, np.int64(0)])
-                    back = tf.stack([-reserved, np.int64(seed2)])
+                    moved = size * np.array([_OUTPUTS_RESERVED_PER_ELEMENT, 0], np.int64)
+                    back = np.array([0, seed2], np.int64) - moved
                 # The read after the add, any pruned step drawing these numbers moves it on:
                 # [offset before the draw, seed2].
                 counter = tf.bitcast(
