@@ -30,7 +30,8 @@ MAX_TRACES = 8
 class StepIdentity:
     """What makes two traces of a step one computation: the same GraphDef (its functions
     named by what they are) over the same captured inputs: a checkpointed variable by its
-    name, anything else (a summary writer, an eager constant) by identity.
+    name, anything else (a summary writer, an eager constant) by identity; and the same
+    TF1 summaries collected (a collection is not in the GraphDef, and the step writes it).
 
     A retrace whose step is not known to be the same (a Keras metric made per model_fn call
     captures new variables, a py_func a new token) is run as traced.
@@ -43,9 +44,15 @@ class StepIdentity:
             (internal.name, names.get(id(external), external))
             for external, internal in getattr(graph, "captures", ())
         ]
+        self._summaries = [
+            getattr(summary, "name", repr(summary))
+            for summary in graph.get_collection(tf.compat.v1.GraphKeys.SUMMARIES)
+        ]
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, StepIdentity) or self._graph_def != other._graph_def:
+            return False
+        if self._summaries != other._summaries:
             return False
         return len(self._captures) == len(other._captures) and all(
             name == other_name

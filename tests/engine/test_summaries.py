@@ -86,6 +86,28 @@ def test_a_summary_a_hook_adds_in_begin_is_written_with_the_others(
         assert float(doubled) == pytest.approx(2 * float(loss), rel=1e-5)
 
 
+def test_a_later_call_writes_the_summaries_its_own_model_fn_collected(tmp_path, toy_data):
+    """The same ops, collected into SUMMARIES by the first call's model_fn and not by the
+    second's: the second call writes only what it collected (its step is not the first's)."""
+    x, y = toy_data
+    calls = []
+
+    def model_fn(features, labels, mode, params):
+        calls.append(mode)
+        spec = classifier_model_fn(features, labels, mode, params)
+        collections = None if len(calls) == 1 else ["not_written"]
+        tf.summary.scalar("first_call_only", spec.loss * 3.0, collections=collections)
+        return spec._replace(training_hooks=[tf.train.StepCounterHook(every_n_steps=100)])
+
+    config = estimator.RunConfig(model_dir=str(tmp_path), save_summary_steps=1)
+    est = estimator.Estimator(model_fn, config=config, params={})
+    for _ in range(2):
+        est.train(dataset_input_fn(x, y, 16, repeat=True), steps=2)
+    events = read_events(str(tmp_path))
+    assert [step for step, _ in events["loss"]] == [1, 2, 3, 4]
+    assert [step for step, _ in events["first_call_only"]] == [1, 2]
+
+
 def test_no_summaries_when_save_summary_steps_is_zero(tmp_path, toy_data):
     x, y = toy_data
     config = estimator.RunConfig(model_dir=str(tmp_path), save_summary_steps=0)
