@@ -53,7 +53,7 @@ def _reported(loss: tf.Tensor) -> tf.Tensor:
     return tf.identity(loss) if loss.shape.rank == 0 else tf.reduce_mean(loss)
 
 
-def _nothing(graph: tf.Graph) -> None:
+def _nothing(graph: tf.Graph, returns: Any) -> None:
     """No `on_traced` (see EstimatorModel.hooks_begun_in_trace)."""
 
 
@@ -116,7 +116,7 @@ class EstimatorModel(keras.Model):
         self._settings = settings
         self._eval_updates: list = []
         self._hook_runner: Any = None  # the hooks begun in the trace being made
-        self._on_traced: Callable[[tf.Graph], None] = _nothing  # see hooks_begun_in_trace
+        self._on_traced: Callable[[tf.Graph, Any], None] = _nothing  # hooks_begun_in_trace
         self.built = True  # its variables are the model_fn's (or come on its first data)
         with tf.init_scope():
             self.train_call_start = tf.Variable(0, dtype=tf.int64, trainable=False)
@@ -169,7 +169,8 @@ class EstimatorModel(keras.Model):
                 # begin() adds is written too.
                 self._attach_hooks(spec.training_hooks + chief_hooks, graph)
                 if self._hook_runner is not None and not tf.distribute.has_strategy():
-                    self._on_traced(graph)  # the rest follows from the graph so far
+                    # The rest follows from the graph so far and what the step returns.
+                    self._on_traced(graph, (spec.loss, train_op))
         start = global_step_read(graph)
         writes = _global_step_writes(graph, global_step)
         with tf.control_dependencies([train_op]):
@@ -238,14 +239,15 @@ class EstimatorModel(keras.Model):
 
     @contextlib.contextmanager
     def hooks_begun_in_trace(
-        self, runner: Any, on_traced: Callable[[tf.Graph], None] = _nothing
+        self, runner: Any, on_traced: Callable[[tf.Graph, Any], None] = _nothing
     ) -> Iterator[None]:
         """Traces made in this block begin `runner`'s hooks (and the EstimatorSpec's) in
         the traced graph, after the model_fn. A step traced outside a strategy then calls
-        `on_traced(graph)`: what the trace adds after it (the summaries' writing, the
-        global step's increment, the random-stream rewrite, TF's automatic control
-        dependencies) follows from the graph so far and the model's settings. It may raise
-        to give the trace up."""
+        `on_traced(graph, returns)`: what the trace adds after it (the summaries' writing,
+        the global step's increment, the random-stream rewrite, TF's automatic control
+        dependencies) follows from the graph so far, the tensors and ops the step returns
+        and runs (`returns`, a nest), and the model's settings. It may raise to give the
+        trace up."""
         self._hook_runner, self._on_traced = runner, on_traced
         try:
             yield
@@ -345,7 +347,7 @@ class EstimatorModel(keras.Model):
             self._eval_updates = []
             raw["outputs"] = step(data)
             raw["ops"] = list(self._eval_updates)
-            self._on_traced(tf.compat.v1.get_default_graph())
+            self._on_traced(tf.compat.v1.get_default_graph(), (raw["outputs"], raw["ops"]))
             return raw["outputs"]
 
         concrete = tf.function(trace, autograph=False).get_concrete_function(element_spec)

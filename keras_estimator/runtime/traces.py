@@ -30,14 +30,17 @@ MAX_TRACES = 8
 class StepIdentity:
     """What makes two traces of a step one computation: the same GraphDef (its functions
     named by what they are) over the same captured inputs: a checkpointed variable by its
-    name, anything else (a summary writer, an eager constant) by identity; and the same
-    TF1 summaries collected (a collection is not in the GraphDef, and the step writes it).
+    name, anything else (a summary writer, an eager constant) by identity; the same TF1
+    summaries collected (a collection is not in the GraphDef, and the step writes it); and
+    the same tensors and ops returned (`returns`: which tensor is which metric, say).
 
     A retrace whose step is not known to be the same (a Keras metric made per model_fn call
     captures new variables, a py_func a new token) is run as traced.
     """
 
-    def __init__(self, graph: tf.Graph, variables: dict[str, tf.Variable]) -> None:
+    def __init__(
+        self, graph: tf.Graph, variables: dict[str, tf.Variable], returns: Any = None
+    ) -> None:
         names = {id(h): name for name, v in variables.items() for h in variable_handles(v)}
         self._graph_def = canonical_graph_def(graph.as_graph_def(add_shapes=True))
         self._captures = [
@@ -48,11 +51,12 @@ class StepIdentity:
             getattr(summary, "name", repr(summary))
             for summary in graph.get_collection(tf.compat.v1.GraphKeys.SUMMARIES)
         ]
+        self._returns = repr(tf.nest.map_structure(lambda t: getattr(t, "name", repr(t)), returns))
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, StepIdentity) or self._graph_def != other._graph_def:
             return False
-        if self._summaries != other._summaries:
+        if self._summaries != other._summaries or self._returns != other._returns:
             return False
         return len(self._captures) == len(other._captures) and all(
             name == other_name
@@ -97,10 +101,10 @@ class StepCheck:
         self._variables, self._adoptable, self._earlier = variables, adoptable, earlier
         self.identity: StepIdentity | None = None
 
-    def __call__(self, graph: tf.Graph) -> None:
+    def __call__(self, graph: tf.Graph, returns: Any) -> None:
         if not self._adoptable():
             return
-        self.identity = StepIdentity(graph, self._variables)
+        self.identity = StepIdentity(graph, self._variables, returns)
         if self.identity == self._earlier:
             internals.abandon_trace(graph)
             raise SameStep(graph)

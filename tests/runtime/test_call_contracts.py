@@ -120,6 +120,34 @@ def test_each_call_calls_the_model_fn_once_and_begins_every_hook_once(tmp_path, 
     assert est.latest_checkpoint().endswith("model.ckpt-6")
 
 
+def test_a_later_evaluate_reports_its_own_model_fns_metric_names(tmp_path, data):
+    """Two evaluate() calls whose model_fns build the same metric ops but name them the
+    other way round: each call reports the values under its own model_fn's names."""
+    x, y = data
+    calls = []
+
+    def model_fn(features, labels, mode, params):
+        calls.append(mode)
+        logits = tf.layers.dense(features["x"], 2)
+        loss = tf.losses.sparse_softmax_cross_entropy(labels, logits)
+        if mode == estimator.ModeKeys.EVAL:
+            ones = tf.metrics.mean(tf.ones_like(loss), name="ones")
+            twos = tf.metrics.mean(tf.ones_like(loss) * 2.0, name="twos")
+            # Built and listed in the same order both times: only the names differ.
+            named = {"a": ones, "b": twos} if calls.count(mode) == 1 else {"b": ones, "a": twos}
+            return estimator.EstimatorSpec(mode, loss=loss, eval_metric_ops=named,
+                                           evaluation_hooks=[CountingHook([], mode)])  # fmt: skip
+        train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss, tf.train.get_global_step())
+        return estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+    est = make_estimator(tmp_path, model_fn)
+    est.train(dataset_input_fn(x, y, 32, repeat=True), steps=1)
+    first = est.evaluate(dataset_input_fn(x, y, 32), steps=1)
+    second = est.evaluate(dataset_input_fn(x, y, 32), steps=1)
+    assert (first["a"], first["b"]) == (1.0, 2.0)
+    assert (second["a"], second["b"]) == (2.0, 1.0)
+
+
 def test_new_caller_hooks_reuse_the_trace_and_keep_the_cache_bounded(tmp_path, data):
     x, y = data
     calls = []
