@@ -44,6 +44,16 @@ class CountingHook(tf.train.SessionRunHook):
         self.ended = True
 
 
+def dense_loss(features, labels):
+    """A dense layer's logits on features["x"], and their cross-entropy against labels."""
+    logits = tf.layers.dense(features["x"], 2)
+    return logits, tf.losses.sparse_softmax_cross_entropy(labels, logits)
+
+
+def sgd_train_op(loss):
+    return tf.train.GradientDescentOptimizer(0.1).minimize(loss, tf.train.get_global_step())
+
+
 def model_fn_with_spec_hooks(made):
     """A model_fn whose EstimatorSpecs carry a hook made in this model_fn call."""
 
@@ -58,7 +68,7 @@ def model_fn_with_spec_hooks(made):
         if mode == estimator.ModeKeys.EVAL:
             hook = CountingHook(made, "eval")
             return estimator.EstimatorSpec(mode, loss=loss, evaluation_hooks=[hook])
-        train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss, tf.train.get_global_step())
+        train_op = sgd_train_op(loss)
         hook = CountingHook(made, "train")
         return estimator.EstimatorSpec(mode, loss=loss, train_op=train_op, training_hooks=[hook])
 
@@ -93,14 +103,13 @@ def test_each_call_calls_the_model_fn_once_and_begins_every_hook_once(tmp_path, 
 
     def model_fn(features, labels, mode, params):
         calls.append(mode)
-        logits = tf.layers.dense(features["x"], 2)
-        loss = tf.losses.sparse_softmax_cross_entropy(labels, logits)
+        logits, loss = dense_loss(features, labels)
         if not same_step:
             loss += 0.0 * tf.reduce_sum(logits) * float(len(calls))  # a new constant each call
         hook = CountingHook(made, mode)
         if mode == estimator.ModeKeys.EVAL:
             return estimator.EstimatorSpec(mode, loss=loss, evaluation_hooks=[hook])
-        train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss, tf.train.get_global_step())
+        train_op = sgd_train_op(loss)
         return estimator.EstimatorSpec(mode, loss=loss, train_op=train_op, training_hooks=[hook])
 
     est = make_estimator(tmp_path, model_fn)
@@ -128,8 +137,7 @@ def test_a_later_evaluate_reports_its_own_model_fns_metric_names(tmp_path, data)
 
     def model_fn(features, labels, mode, params):
         calls.append(mode)
-        logits = tf.layers.dense(features["x"], 2)
-        loss = tf.losses.sparse_softmax_cross_entropy(labels, logits)
+        _, loss = dense_loss(features, labels)
         if mode == estimator.ModeKeys.EVAL:
             ones = tf.metrics.mean(tf.ones_like(loss), name="ones")
             twos = tf.metrics.mean(tf.ones_like(loss) * 2.0, name="twos")
@@ -137,7 +145,7 @@ def test_a_later_evaluate_reports_its_own_model_fns_metric_names(tmp_path, data)
             named = {"a": ones, "b": twos} if calls.count(mode) == 1 else {"b": ones, "a": twos}
             return estimator.EstimatorSpec(mode, loss=loss, eval_metric_ops=named,
                                            evaluation_hooks=[CountingHook([], mode)])  # fmt: skip
-        train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss, tf.train.get_global_step())
+        train_op = sgd_train_op(loss)
         return estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
 
     est = make_estimator(tmp_path, model_fn)
@@ -154,9 +162,8 @@ def test_new_caller_hooks_reuse_the_trace_and_keep_the_cache_bounded(tmp_path, d
 
     def model_fn(features, labels, mode, params):
         calls.append(mode)
-        logits = tf.layers.dense(features["x"], 2)
-        loss = tf.losses.sparse_softmax_cross_entropy(labels, logits)
-        train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss, tf.train.get_global_step())
+        _, loss = dense_loss(features, labels)
+        train_op = sgd_train_op(loss)
         return estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
 
     est = make_estimator(tmp_path, model_fn)
@@ -196,8 +203,7 @@ def test_hooks_made_per_call_fetch_the_values_of_their_own_calls_steps(
     made = []
 
     def model_fn(features, labels, mode, params):
-        logits = tf.layers.dense(features["x"], 2)
-        loss = tf.losses.sparse_softmax_cross_entropy(labels, logits)
+        logits, loss = dense_loss(features, labels)
         step = tf.train.get_global_step()
         marker = tf.identity(tf.cast(step, tf.float32) * 10.0, name="marker")
         if not same_graph and made:
@@ -223,15 +229,14 @@ def test_keras_metrics_made_per_evaluate_start_from_zero(tmp_path, data):
     made = []
 
     def model_fn(features, labels, mode, params):
-        logits = tf.layers.dense(features["x"], 2)
-        loss = tf.losses.sparse_softmax_cross_entropy(labels, logits)
+        logits, loss = dense_loss(features, labels)
         if mode == estimator.ModeKeys.EVAL:
             count = keras.metrics.Sum(name="examples")
             count.update_state(tf.ones_like(loss) * tf.cast(tf.shape(logits)[0], tf.float32))
             hook = CountingHook(made, "eval")
             return estimator.EstimatorSpec(mode, loss=loss, eval_metric_ops={"examples": count},
                                            evaluation_hooks=[hook])  # fmt: skip
-        train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss, tf.train.get_global_step())
+        train_op = sgd_train_op(loss)
         return estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
 
     est = make_estimator(tmp_path, model_fn)
