@@ -153,6 +153,9 @@ class EstimatorModel(keras.Model):
 
     def train_step(self, data: Any) -> dict[str, tf.Tensor]:
         global_step = self._ke_global_step
+        # The Estimator's own trace, outside a strategy (not keras_model.fit's, nor a
+        # replica's, whose kernels keep their streams).
+        own_trace = self._hook_runner is not None and not tf.distribute.has_strategy()
         with tf1_graph_scope(self._store, global_step) as graph:
             call_start = self.train_call_start.read_value()
             summary_steps = self._settings.summary_steps
@@ -168,8 +171,7 @@ class EstimatorModel(keras.Model):
                 # SummarySaverHook merged them at the first step): a summary a hook's
                 # begin() adds is written too.
                 self._attach_hooks(spec.training_hooks + chief_hooks, graph)
-                if self._hook_runner is not None and not tf.distribute.has_strategy():
-                    # The rest follows from the graph so far and what the step returns.
+                if own_trace:  # the rest follows from the graph so far and the returns
                     self._on_traced(graph, (spec.loss, train_op))
         start = global_step_read(graph)
         writes = _global_step_writes(graph, global_step)
@@ -190,9 +192,7 @@ class EstimatorModel(keras.Model):
                 bumped = tf.no_op()
         with tf.control_dependencies([train_op, bumped]):
             outputs = {LOSS_KEY: _reported(spec.loss), GLOBAL_STEP_KEY: global_step.read_value()}
-        if self._hook_runner is not None and not tf.distribute.has_strategy():
-            # The Estimator's own trace, outside a strategy: keras_model.fit's trace and a
-            # replica's step keep their kernels' streams.
+        if own_trace:
             self.random_streams.make_restartable(graph)
         return outputs
 

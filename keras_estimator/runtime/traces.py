@@ -82,8 +82,9 @@ class StepCheck:
 
     What a trace adds after that point (the summaries' writing, the global step's
     increment, the random-stream rewrite, TF's automatic control dependencies) follows
-    from the graph so far, the model's settings and the mode's event-file writer, all
-    the same for two traces of one key: the graph so far tells the two steps apart.
+    from the graph so far, what the step returns, the model's settings and the mode's
+    event-file writer, the last two the same for two traces of one key: the graph so far
+    and the returns tell the two steps apart.
 
     Args:
         variables: the model's variables by name (what StepIdentity names captures by).
