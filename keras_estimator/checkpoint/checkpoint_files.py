@@ -19,7 +19,7 @@ import tensorflow as tf
 from google.protobuf import text_format
 
 from keras_estimator.checkpoint.graph_files import write_atomically
-from keras_estimator.utils.log import quiet_tf_warning
+from keras_estimator.seam import internals
 
 logger = logging.getLogger("keras_estimator")
 
@@ -425,11 +425,10 @@ class CheckpointWriter:
     ) -> None:
         self.model_dir = model_dir
         self.basename = basename
-        with quiet_tf_warning("Saver is deprecated"):
-            # It writes the .index / .data bundle only; the state file and retention are ours.
-            self._saver = tf.compat.v1.train.Saver(
-                var_list={name: _saved_part(v) for name, v in variables.items()}, sharded=False
-            )
+        # It writes the .index / .data bundle only; the state file and retention are ours.
+        self._bundle = internals.BundleSaver(
+            {name: _saved_part(v) for name, v in variables.items()}
+        )
         self._keep_max = keep_checkpoint_max or 0  # None or 0 keeps every checkpoint
         self._keep_every_secs = (keep_checkpoint_every_n_hours or 10000.0) * 3600
         # RunConfig's default, 10000 hours, keeps none in practice.
@@ -598,15 +597,27 @@ class CheckpointWriter:
         except BrokenCheckpointStateError:
             return None
 
+    def write_meta(self, path: str, meta_graph: bytes) -> None:
+        """Writes `<path>.meta` for the checkpoint `path` saved without it (its graph was
+        still being built: runtime/train_call.py)."""
+        try:
+            write_atomically(path + ".meta", meta_graph)
+        except (tf.errors.OpError, OSError) as exc:
+            raise CheckpointWriteError(
+                f"Could not write {path}.meta, the graph of the checkpoint {path}: "
+                f"{type(exc).__name__}: {getattr(exc, 'message', exc)}. The checkpoint "
+                "itself is complete and restores. Fix the cause (disk space, permissions, "
+                "quota) and call train() again. Received: model_dir={self.model_dir!r}"
+            ) from exc
+
     def save(self, step: int) -> str:
         prefix = os.path.join(self.model_dir, self.basename)
         logger.info("Saving checkpoints for %d into %s.", step, prefix)
         previous = self._previous()
         last, due = list(self._last), []
         try:
-            path = self._saver.save(
-                None, prefix, global_step=step, write_meta_graph=False, write_state=False
-            )
+            path = f"{prefix}-{step}"
+            self._bundle.save(path)
             if self.meta_graph is not None:
                 write_atomically(path + ".meta", self.meta_graph())
             if self._keep_max:  # Saver's bookkeeping: the newest keep_checkpoint_max listed

@@ -18,7 +18,8 @@ import os
 import random
 import re
 import threading
-from typing import Any
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 import tensorflow as tf
 
@@ -29,6 +30,14 @@ logger = logging.getLogger("keras_estimator")
 GRAPH_FILE = "graph.pbtxt"
 
 
+class _Saver(tf.compat.v1.train.Saver):
+    """Saver with TensorFlow's own `build`: a StepGraph built on its thread while the main
+    thread calls a model_fn (which patches Saver.build away: seam savers_without_ops)
+    still gets its save and restore ops."""
+
+    build = tf.compat.v1.train.Saver.build
+
+
 def variable_handles(variable: Any) -> list[Any]:
     """The eager resource handles behind a variable (one per replica if distributed)."""
     values = getattr(variable, "values", None)
@@ -36,21 +45,45 @@ def variable_handles(variable: Any) -> list[Any]:
     return [part.handle for part in parts if hasattr(part, "handle")]
 
 
-def step_fingerprint(step_graph: tf.Graph | None, variables: dict[str, tf.Variable]) -> bytes:
+class TracedStep(NamedTuple):
+    """What a `StepGraph` is built from, read where the step was traced: the StepGraph may
+    be built on another thread while hooks add their fetches to the traced graph."""
+
+    graph_def: Any  # the traced step's GraphDef (None: the variables only)
+    captured: dict[str, str]  # a captured input's name -> the checkpointed variable it is
+    # (name, dtype, shape, trainable) of each checkpointed variable, by name
+    variables: tuple[tuple[str, tf.DType, tf.TensorShape, bool], ...]
+
+
+def traced_step(step_graph: tf.Graph | None, variables: dict[str, tf.Variable]) -> TracedStep:
+    """The TracedStep of a traced step graph (or None) over `variables`."""
+    specs = []
+    for name, variable in sorted(variables.items()):
+        base = getattr(variable, "values", None)
+        first = base[0] if isinstance(base, tuple) else variable
+        specs.append((name, first.dtype.base_dtype, first.shape, bool(first.trainable)))
+    if step_graph is None:
+        return TracedStep(None, {}, tuple(specs))
+    names = {id(h): name for name, v in variables.items() for h in variable_handles(v)}
+    captured = {
+        internal.name: names[id(external)]
+        for external, internal in getattr(step_graph, "captures", ())
+        if id(external) in names
+    }
+    return TracedStep(step_graph.as_graph_def(add_shapes=True), captured, tuple(specs))
+
+
+def step_fingerprint(step: TracedStep) -> bytes:
     """A digest of everything a `StepGraph` is built from: the traced step's GraphDef, which
     of its captured inputs is which checkpointed variable, and the variables' names, dtypes,
     shapes and trainability. Equal digests make equal StepGraphs, so a retrace of the same
     model_fn (a new call that tf.estimator 2.15 also rebuilt) reuses the one already made."""
     digest = hashlib.sha256()
-    for name, variable in sorted(variables.items()):
-        base = getattr(variable, "values", None)
-        first = base[0] if isinstance(base, tuple) else variable
-        digest.update(repr((name, first.dtype.name, first.shape, bool(first.trainable))).encode())
-    if step_graph is not None:
-        names = {id(h): name for name, v in variables.items() for h in variable_handles(v)}
-        for external, internal in getattr(step_graph, "captures", ()):
-            digest.update(repr((internal.name, names.get(id(external)))).encode())
-        digest.update(canonical_graph_def(step_graph.as_graph_def(add_shapes=True)))
+    for name, dtype, shape, trainable in step.variables:
+        digest.update(repr((name, dtype.name, shape, trainable)).encode())
+    if step.graph_def is not None:
+        digest.update(repr(sorted(step.captured.items())).encode())
+        digest.update(canonical_graph_def(step.graph_def))
     return digest.digest()
 
 
@@ -97,15 +130,15 @@ def canonical_graph_def(graph_def: Any) -> bytes:
 class StepGraph:
     """The TF1 graph of one traced step over the checkpoint's variables (see module doc)."""
 
-    def __init__(self, step_graph: tf.Graph | None, variables: dict[str, tf.Variable]) -> None:
-        graph, self.imported = self._build(step_graph, variables)
+    def __init__(self, step: TracedStep) -> None:
+        graph, self.imported = self._build(step)
         try:
             graph_def = graph.as_graph_def(add_shapes=True)
         except KeyError as exc:
             # An imported step with tf.cond inside tf.cond can lose a nested branch
             # function from the graph's library: leave the step out.
             logger.debug("The traced step is left out of graph.pbtxt / .meta: %r", exc)
-            graph, self.imported = self._build(None, variables)
+            graph, self.imported = self._build(step._replace(graph_def=None))
             graph_def = graph.as_graph_def(add_shapes=True)
         self.graph, self.graph_def = graph, graph_def
         self._meta: bytes | None = None
@@ -119,39 +152,29 @@ class StepGraph:
         )
         self._formatting.start()
 
-    def _build(self, step_graph: tf.Graph | None, variables: dict) -> tuple[tf.Graph, bool]:
+    def _build(self, step: TracedStep) -> tuple[tf.Graph, bool]:
         graph = tf.Graph()
         with graph.as_default():
             made = {}
-            for name, variable in sorted(variables.items()):
-                base = getattr(variable, "values", None)
-                first = base[0] if isinstance(base, tuple) else variable
-                dtype = first.dtype.base_dtype
-                shape, initializer = first.shape, tf.compat.v1.zeros_initializer()
+            for name, dtype, shape, trainable in step.variables:
+                initializer = tf.compat.v1.zeros_initializer()
                 if not shape.is_fully_defined():  # a variable that changes shape (KMeans')
                     shape, initializer = None, tf.zeros([0], dtype)
                 made[name] = tf.compat.v1.get_variable(
-                    name, shape=shape, dtype=dtype, trainable=bool(first.trainable),
+                    name, shape=shape, dtype=dtype, trainable=trainable,
                     use_resource=True, initializer=initializer, validate_shape=shape is not None,
                 )  # fmt: skip
-            imported = step_graph is not None and self._import(step_graph, variables, made)
+            imported = step.graph_def is not None and self._import(step, made)
             with quiet_tf_warning("Saver is deprecated"):
-                self._saver = tf.compat.v1.train.Saver(var_list=made, sharded=False)
+                self._saver = _Saver(var_list=made, sharded=False)
         return graph, imported
 
     @staticmethod
-    def _import(step_graph: tf.Graph, variables: dict, made: dict) -> bool:
+    def _import(step: TracedStep, made: dict) -> bool:
         """Imports the traced step, its captured variable handles fed by `made`'s."""
-        names = {id(h): name for name, v in variables.items() for h in variable_handles(v)}
-        input_map = {}
-        for external, internal in getattr(step_graph, "captures", ()):
-            name = names.get(id(external))
-            if name is not None:
-                input_map[internal.name] = made[name].handle
+        input_map = {internal: made[name].handle for internal, name in step.captured.items()}
         try:
-            tf.graph_util.import_graph_def(
-                step_graph.as_graph_def(add_shapes=True), input_map=input_map, name="step"
-            )
+            tf.graph_util.import_graph_def(step.graph_def, input_map=input_map, name="step")
         except (ValueError, TypeError, tf.errors.OpError) as exc:
             logger.debug("The traced step is left out of graph.pbtxt / .meta: %s", exc)
             return False
@@ -176,6 +199,73 @@ class StepGraph:
         path = os.path.join(model_dir, GRAPH_FILE)
         write_atomically(path, self._pbtxt[0].encode("utf-8"))
         return path
+
+
+class StepGraphBuild:
+    """A `StepGraph` built on a thread of its own, and what waits for it.
+
+    Building one is ~0.06 s of Python at a model's first train(); the first step's kernels
+    are made meanwhile, outside the GIL. `when_built(action)` runs `action(graph)` at once
+    when the graph is built, else on the build's thread as soon as it is (the `.meta` of a
+    checkpoint saved meanwhile, the graph in the event file). `result()` waits for the
+    build and those actions, and raises what failed in them.
+
+    Args:
+        make: builds the StepGraph, on the new thread.
+        built: instead of `make`, a StepGraph already built (one a later call reuses).
+    """
+
+    def __init__(
+        self, make: Callable[[], StepGraph] | None = None, built: StepGraph | None = None
+    ) -> None:
+        self._lock = threading.Lock()
+        self._graph, self._failed = built, None  # _failed: what `make` raised
+        self._actions: list[Callable[[StepGraph], None]] = []
+        self._action_errors: list[BaseException] = []
+        self._thread = None
+        if built is None:
+            self._thread = threading.Thread(
+                target=self._build, args=(make,), name="keras_estimator_step_graph", daemon=True
+            )
+            self._thread.start()
+
+    def _build(self, make: Callable[[], StepGraph]) -> None:
+        try:
+            graph = make()
+        except BaseException as exc:  # raised on the caller's thread by result()
+            with self._lock:
+                self._failed, self._actions = exc, []
+            return
+        while True:
+            with self._lock:
+                if not self._actions:
+                    self._graph = graph  # from here on, when_built runs actions itself
+                    return
+                action = self._actions.pop(0)
+            try:
+                action(graph)
+            except BaseException as exc:  # raised on the caller's thread by result()
+                self._action_errors.append(exc)
+
+    def done(self) -> bool:
+        with self._lock:
+            return self._graph is not None or self._failed is not None
+
+    def when_built(self, action: Callable[[StepGraph], None]) -> None:
+        with self._lock:
+            if self._graph is None and self._failed is None:
+                self._actions.append(action)
+                return
+        action(self.result())
+
+    def result(self) -> StepGraph:
+        if self._thread is not None:
+            self._thread.join()
+        if self._failed is not None:
+            raise self._failed
+        if self._action_errors:
+            raise self._action_errors.pop(0)  # each once; the graph itself stays good
+        return self._graph
 
 
 def graph_text(graph_def: Any) -> str:

@@ -17,7 +17,13 @@ from typing import Any
 import tensorflow as tf
 
 from keras_estimator.checkpoint import checkpoint_files as ckpt_lib
-from keras_estimator.checkpoint.graph_files import StepGraph, step_fingerprint
+from keras_estimator.checkpoint.graph_files import (
+    StepGraph,
+    StepGraphBuild,
+    TracedStep,
+    step_fingerprint,
+    traced_step,
+)
 from keras_estimator.checkpoint.init_from_checkpoint import apply_checkpoint_initializers
 from keras_estimator.checkpoint.warm_start import warm_start
 from keras_estimator.compat.v1_layers_install import install_v1_layers
@@ -411,26 +417,34 @@ class ModelRuntime:
     def step_graph(self, mode: str) -> StepGraph:
         """The TF1 graph of `mode`'s last traced step over the model's variables (what
         graph.pbtxt and the .meta files hold); built once per distinct trace."""
+        return self.step_graph_build(mode).result()
+
+    def step_graph_build(self, mode: str) -> StepGraphBuild:
+        """`step_graph(mode)`, built on a thread of its own when it is not built yet."""
         traced = self._step_graphs.get(mode)
-        cached_for, fingerprint, graph = self._tf1_graph or (None, None, None)
-        if graph is not None and cached_for is traced:  # identity: a retrace may reuse an id
-            return graph
-        variables = self.model.store.global_variables()
-        new_fingerprint = step_fingerprint(traced, variables)
-        if graph is None or new_fingerprint != fingerprint:
+        cached_for, fingerprint, build = self._tf1_graph or (None, None, None)
+        if build is not None and cached_for is traced:  # identity: a retrace may reuse an id
+            return build
+        step = traced_step(traced, self.model.store.global_variables())
+        new_fingerprint = step_fingerprint(step)
+        if build is None or new_fingerprint != fingerprint:
             # A model_fn traced anew for a call (its EstimatorSpec carries hooks) usually
             # makes the same graph: then the TF1 graph, its text and .meta are kept.
-            try:
-                graph = StepGraph(traced, variables)
-            except (ValueError, TypeError, tf.errors.OpError) as exc:
-                # The variables and their Saver still make a restorable .meta.
-                logger.warning("graph.pbtxt / .meta hold the variables only: the traced "
-                               "step could not be rebuilt as a TF1 graph (%s).", exc)  # fmt: skip
-                graph = StepGraph(None, variables)
-        self._tf1_graph = (traced, new_fingerprint, graph)  # only the newest
-        return graph
+            build = StepGraphBuild(lambda: _tf1_step_graph(step))
+        self._tf1_graph = (traced, new_fingerprint, build)  # only the newest
+        return build
 
     def global_step_value(self, mode: str | None = None) -> int:
         """The global step of the model `mode` runs (default: the trained model)."""
         model = self.model if mode is None else self.model_for(mode)
         return int(model.global_step.numpy())
+
+
+def _tf1_step_graph(step: TracedStep) -> StepGraph:
+    try:
+        return StepGraph(step)
+    except (ValueError, TypeError, tf.errors.OpError) as exc:
+        # The variables and their Saver still make a restorable .meta.
+        logger.warning("graph.pbtxt / .meta hold the variables only: the traced "
+                       "step could not be rebuilt as a TF1 graph (%s).", exc)  # fmt: skip
+        return StepGraph(step._replace(graph_def=None))

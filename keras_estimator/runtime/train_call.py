@@ -72,46 +72,83 @@ class TrainCall:
             )  # fmt: skip
             step = runtime.global_step_value()
             runtime.training_starts_at(step)  # from here, model_dir keeps the event file
-            if saver is not None:
-                self._write_graph_files(saver, writer)
-            model.train_call_start.assign(step)
             target = max_steps if max_steps is not None else step + steps if steps else None
-            for listener in saver.listeners if saver is not None else []:
-                listener.begin()
-            if saver is not None and ckpt_lib.latest_checkpoint(saver.directory) is None:
-                saver.save(step)
-            watcher = StepWatcher(runner, callbacks, model, "train",
-                                  None if target is None else target - step)  # fmt: skip
-            watcher.begin()
-            with (
-                runtime.scope(ModeKeys.TRAIN),  # traced in it: called elsewhere, it would retrace
-                self._peer_failures_explained(),
-                GracefulInterrupt(sigterm=config.save_on_sigterm) as interrupt,
-                CallInput(dataset) as inputs,
-            ):
-                step = run_training(
-                    loop, inputs, config, saver, watcher,
-                    runtime.summary_writer(runtime.model_dir) if config.is_chief else None,
-                    step, target, on_loss=self._history.record_loss, interrupt=interrupt,
-                )  # fmt: skip
-            if config.is_chief:
-                runtime.summary_writer(runtime.model_dir).flush()
-            runtime.flush_model_fn_writers()
-            if saver is not None:
-                saver.end(step)
+            try:
+                step, interrupt = self._train(
+                    loop, runner, saver, writer, dataset, callbacks, step, target
+                )
+            except BaseException:
+                if saver is not None:  # the graph's thread writes what it owes first
+                    saver.wait_for_graph(raise_errors=False)
+                raise
         if interrupt.requested:
             saved = f"; the checkpoint for step {step} is in {saver.directory}" if saver else ""
             raise interrupt.stop_error(step, saved)
 
+    def _train(
+        self,
+        loop: Callable,
+        runner: Any,
+        saver: Any,
+        writer: Any,
+        dataset: Any,
+        callbacks: list,
+        step: int,
+        target: int | None,
+    ) -> tuple[int, GracefulInterrupt]:
+        """From the call's first save to its last `end()`; returns the last step."""
+        runtime, config, model = self._runtime, self._config, self._runtime.model
+        if saver is not None:
+            self._write_graph_files(saver, writer)
+        model.train_call_start.assign(step)
+        for listener in saver.listeners if saver is not None else []:
+            listener.begin()
+        if saver is not None and ckpt_lib.latest_checkpoint(saver.directory) is None:
+            # The first checkpoint's .meta may follow it, written by the graph's thread
+            # while the first step runs (~0.06 s of a model's first train()): where nothing
+            # of the user's runs before the call next waits for the graph (a later save,
+            # the end). tf.estimator 2.15 wrote it before the first step; what could tell
+            # the two apart is a listener, a Keras callback or a hook of the user's reading
+            # model_dir meanwhile, and with any of them the save waits for the graph.
+            saver.save(step, meta_may_follow=not (
+                saver.listeners or callbacks or runner.runs_user_code()
+            ))  # fmt: skip
+        watcher = StepWatcher(runner, callbacks, model, "train",
+                              None if target is None else target - step)  # fmt: skip
+        watcher.begin()
+        with (
+            runtime.scope(ModeKeys.TRAIN),  # traced in it: called elsewhere, it would retrace
+            self._peer_failures_explained(),
+            GracefulInterrupt(sigterm=config.save_on_sigterm) as interrupt,
+            CallInput(dataset) as inputs,
+        ):
+            step = run_training(
+                loop, inputs, config, saver, watcher,
+                runtime.summary_writer(runtime.model_dir) if config.is_chief else None,
+                step, target, on_loss=self._history.record_loss, interrupt=interrupt,
+            )  # fmt: skip
+        if config.is_chief:
+            runtime.summary_writer(runtime.model_dir).flush()
+        runtime.flush_model_fn_writers()
+        if saver is not None:
+            saver.end(step)
+        return step, interrupt
+
     def _write_graph_files(self, saver: Any, writer: Any) -> None:
         """model_dir's graph files as 2.15 wrote them when train() began: graph.pbtxt, the
         graph in the event file (TensorBoard's graph tab), `.meta` files with each
-        checkpoint when RunConfig.checkpoint_save_graph_def (2.15's default)."""
-        step_graph = self._runtime.step_graph(ModeKeys.TRAIN)
-        saver.write_graph(step_graph, self._config.checkpoint_save_graph_def)
+        checkpoint when RunConfig.checkpoint_save_graph_def (2.15's default). The graph is
+        built on a thread of its own (the call's steps run meanwhile); these files are
+        written once it is."""
+        build = self._runtime.step_graph_build(ModeKeys.TRAIN)
+        saver.write_graph(build, self._config.checkpoint_save_graph_def)
         if writer is not None:
-            with writer.as_default():
-                tf.summary.graph(step_graph.graph_def)
+
+            def graph_event(graph: Any) -> None:
+                with writer.as_default():
+                    tf.summary.graph(graph.graph_def)
+
+            build.when_built(graph_event)
 
     @contextlib.contextmanager
     def _peer_failures_explained(self) -> Iterator[None]:

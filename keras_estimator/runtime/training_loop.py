@@ -12,6 +12,7 @@ import numpy as np
 import tensorflow as tf
 
 from keras_estimator.checkpoint import checkpoint_files as ckpt_lib
+from keras_estimator.checkpoint.graph_files import StepGraphBuild
 from keras_estimator.distribute import cluster_barrier, step_agreement
 from keras_estimator.engine.summaries import write_scalars
 from keras_estimator.hooks.runner import HookRunner
@@ -61,19 +62,27 @@ class ListenedSaver:
     ) -> None:
         self._writer, self.listeners, self._session = writer, listeners, session
         self.save_steps, self.save_secs = save_steps, save_secs
+        self._building: StepGraphBuild | None = None  # the graph of write_graph, until built
+        self._with_meta = False
         self._graph_pending: Any = None  # a StepGraph whose graph.pbtxt the next save writes
 
     @property
     def directory(self) -> str:
         return self._writer.model_dir
 
-    def save(self, step: int, final: bool = False) -> bool:
+    def save(self, step: int, final: bool = False, meta_may_follow: bool = False) -> bool:
         """Saves; True when a listener's after_save asked training to stop. graph.pbtxt is
         written with the first save its text is ready for, at the latest with the `final`
-        one (or at `end`)."""
+        one (or at `end`). `meta_may_follow`: the graph may still be building; its thread
+        writes this checkpoint's `.meta` as soon as it is built."""
         for listener in self.listeners:
             listener.before_save(self._session, step)
-        self._writer.save(step)
+        if not meta_may_follow:
+            self.wait_for_graph()
+        path = self._writer.save(step)
+        if self._building is not None and self._with_meta:
+            writer = self._writer
+            self._building.when_built(lambda graph: writer.write_meta(path, graph.meta_graph()))
         if self._graph_pending is not None and (self._graph_pending.pbtxt_ready() or final):
             self._graph_pending.write_graph_pbtxt(self.directory)
             self._graph_pending = None
@@ -82,14 +91,31 @@ class ListenedSaver:
             stop = bool(listener.after_save(self._session, step)) or stop
         return stop
 
-    def write_graph(self, step_graph: Any, with_meta: bool) -> None:
+    def write_graph(self, build: StepGraphBuild, with_meta: bool) -> None:
         """`graph.pbtxt` in the checkpoint directory once this call's first save is written
         (a call that fails before leaves model_dir as it was) and, `with_meta`, a `.meta`
         with every checkpoint."""
-        self._graph_pending = step_graph
-        self._writer.meta_graph = step_graph.meta_graph if with_meta else None
+        self._building, self._with_meta = build, with_meta
+        self._writer.meta_graph = None
+
+    def wait_for_graph(self, raise_errors: bool = True) -> None:
+        """Waits for write_graph's graph (and a `.meta` its thread writes); raises what
+        failed there (or, not `raise_errors`, as when the call already failed, logs it)."""
+        if self._building is None:
+            return
+        build, self._building = self._building, None
+        try:
+            graph = build.result()
+        except Exception as exc:
+            if raise_errors:
+                raise
+            logger.error("The graph files of this train() call are incomplete: %s", exc)
+            return
+        self._graph_pending = graph
+        self._writer.meta_graph = graph.meta_graph if self._with_meta else None
 
     def end(self, step: int) -> None:
+        self.wait_for_graph()
         if self._graph_pending is not None:  # the call's last save came before its text
             self._graph_pending.write_graph_pbtxt(self.directory)
             self._graph_pending = None

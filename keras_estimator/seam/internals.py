@@ -59,6 +59,7 @@ try:
     from tensorflow.python.summary import summary as _v1_summary
     from tensorflow.python.trackable import resource as _trackable_resource
     from tensorflow.python.training import checkpoint_utils as _checkpoint_utils
+    from tensorflow.python.training.saving import saveable_object_util as _saveable_object_util
 except ImportError as exc:  # pragma: no cover - only on an unsupported TF / Keras
     raise ImportError(
         f"keras_estimator cannot run on {_versions()}: an internal module it relies on is "
@@ -189,6 +190,10 @@ def _expectations() -> list[tuple[str, bool]]:
         ("Saver.build", callable(getattr(_V1.train.Saver, "build", None))),
         ("LoggingTensorHook._log_at_end",
          "_log_at_end" in _sets(_V1.train.LoggingTensorHook.__init__)),
+        ("LoggingTensorHook._formatter",
+         "_formatter" in _sets(_V1.train.LoggingTensorHook.__init__)),
+        ("saveable_object_util.validate_and_slice_inputs / SaveableObject.specs",
+         callable(getattr(_saveable_object_util, "validate_and_slice_inputs", None))),
         ("FinalOpsHook._final_ops", "_final_ops" in _sets(_V1.train.FinalOpsHook.__init__)),
         ("TensorShape._v2_behavior (a property read by __getitem__ / __iter__)",
          isinstance(vars(_tensor_shape.TensorShape).get("_v2_behavior"), property)
@@ -831,9 +836,37 @@ def saver_retention(saver: Any) -> tuple[int, float]:
     return saver._max_to_keep, saver._keep_checkpoint_every_n_hours
 
 
+class BundleSaver:
+    """Writes `<prefix>.index` / `.data-00000-of-00001` as `tf.compat.v1.train.Saver(
+    var_list, sharded=False).save(...)` did, without Saver rebuilding its SaveableObjects
+    and ops at every eager save."""
+
+    def __init__(self, var_list: dict) -> None:
+        self._saveables = _saveable_object_util.validate_and_slice_inputs(var_list)
+
+    def save(self, prefix: str) -> None:
+        names, slices, tensors = [], [], []
+        for saveable in self._saveables:
+            for spec in saveable.specs:
+                tensor = spec.tensor  # read now; None: an uninitialized variable, not saved
+                if tensor is not None:
+                    names.append(spec.name)
+                    slices.append(spec.slice_spec)
+                    tensors.append(tensor)
+        with tf.device("/cpu:0"):
+            tf.raw_ops.SaveV2(
+                prefix=prefix, tensor_names=names, shape_and_slices=slices, tensors=tensors
+            )
+
+
 def logs_at_end(hook: Any) -> bool:
     """A LoggingTensorHook(at_end=True) logs the last step's values in `end()`."""
     return isinstance(hook, _V1.train.LoggingTensorHook) and bool(hook._log_at_end)
+
+
+def logging_formatter(hook: Any) -> Any:
+    """A LoggingTensorHook's `formatter` (a function of the user's), or None."""
+    return hook._formatter if isinstance(hook, _V1.train.LoggingTensorHook) else None
 
 
 def final_ops(hook: Any) -> Any:

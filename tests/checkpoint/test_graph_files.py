@@ -3,14 +3,18 @@
 results in 2.15's key order."""
 
 import os
+import threading
 
 import numpy as np
+import pytest
 import tensorflow as tf
 from google.protobuf import text_format
 from helpers import classifier_model_fn, dataset_input_fn, make_estimator
 
 import keras_estimator as estimator
 from keras_estimator.checkpoint.checkpoint_files import CheckpointWriter
+from keras_estimator.checkpoint.graph_files import StepGraph, traced_step
+from keras_estimator.seam import internals
 
 
 def _train(model_dir, toy_data, **config):
@@ -125,6 +129,96 @@ def test_a_meta_write_cut_short_is_cleaned_up(tmp_path):
     path = writer.save(7)
     with open(path + ".meta", "rb") as f:
         assert f.read() == b"meta"
+
+
+def _restored_global_step(checkpoint):
+    graph = tf.Graph()
+    with graph.as_default(), tf.compat.v1.Session(graph=graph) as session:
+        tf.compat.v1.train.import_meta_graph(checkpoint + ".meta").restore(session, checkpoint)
+        (global_step,) = [v for v in tf.compat.v1.global_variables() if v.op.name == "global_step"]
+        return session.run(global_step)
+
+
+def _logged_model_fn(features, labels, mode, params):
+    """TensorFlow's own LoggingTensorHook only: the first checkpoint's .meta may be written
+    while the first step runs (runtime/train_call.py)."""
+    spec = classifier_model_fn(features, labels, mode, params)
+    hook = estimator.LoggingTensorHook({"loss": spec.loss}, every_n_iter=100)
+    return spec._replace(training_hooks=[hook])
+
+
+def _graph_threads():
+    return [t for t in threading.enumerate() if t.name == "keras_estimator_step_graph"]
+
+
+def test_the_first_checkpoint_has_its_meta_when_train_returns(tmp_path, toy_data):
+    x, y = toy_data
+    est = make_estimator(tmp_path, _logged_model_fn)
+    est.train(dataset_input_fn(x, y, 16, repeat=True), steps=1)
+    assert not _graph_threads()  # the graph's thread ended with the call
+    assert _restored_global_step(str(tmp_path / "model.ckpt-0")) == 0
+    assert _restored_global_step(str(tmp_path / "model.ckpt-1")) == 1
+    assert "graph.pbtxt" in os.listdir(tmp_path)
+
+
+class _MetaSeenInBeforeRun(tf.compat.v1.train.SessionRunHook):
+    """A hook of the user's reading model_dir at each step."""
+
+    def __init__(self, model_dir):
+        self.model_dir, self.seen = model_dir, []
+
+    def before_run(self, run_context):
+        self.seen.append(os.path.exists(os.path.join(self.model_dir, "model.ckpt-0.meta")))
+
+
+class _MetaSeenAfterSave(tf.compat.v1.train.CheckpointSaverListener):
+    def __init__(self, model_dir):
+        self.model_dir, self.seen = model_dir, []
+
+    def after_save(self, session, global_step_value):
+        meta = os.path.join(self.model_dir, f"model.ckpt-{global_step_value}.meta")
+        self.seen.append((global_step_value, os.path.exists(meta)))
+
+
+def test_user_code_sees_the_first_checkpoint_with_its_meta(tmp_path, toy_data):
+    """As in 2.15, where the first checkpoint was saved with its .meta before any step."""
+    x, y = toy_data
+    est = make_estimator(tmp_path / "hook", _logged_model_fn)
+    hook = _MetaSeenInBeforeRun(str(tmp_path / "hook"))
+    est.train(dataset_input_fn(x, y, 16, repeat=True), steps=2, hooks=[hook])
+    assert hook.seen == [True, True]
+    est = make_estimator(tmp_path / "listener", _logged_model_fn, save_checkpoints_steps=2)
+    listener = _MetaSeenAfterSave(str(tmp_path / "listener"))
+    est.train(dataset_input_fn(x, y, 16, repeat=True), steps=2, saving_listeners=[listener])
+    assert listener.seen == [(0, True), (2, True)]
+
+
+def _diverging_model_fn(features, labels, mode, params):
+    spec = _logged_model_fn(features, labels, mode, params)
+    return spec._replace(loss=spec.loss * np.float32("nan"))
+
+
+def test_a_first_step_that_fails_leaves_the_first_checkpoint_with_its_meta(tmp_path, toy_data):
+    x, y = toy_data
+    est = make_estimator(tmp_path, _diverging_model_fn)
+    with pytest.raises(tf.compat.v1.train.NanLossDuringTrainingError):
+        est.train(dataset_input_fn(x, y, 16, repeat=True), steps=3)
+    assert not _graph_threads()
+    assert est.latest_checkpoint().endswith("model.ckpt-0")
+    assert _restored_global_step(est.latest_checkpoint()) == 0
+
+
+def test_a_step_graph_built_while_a_model_fn_traces_has_its_saver(tmp_path):
+    """The graph's thread may build its Saver while the main thread calls a model_fn, whose
+    Saver.build is patched away: the .meta still restores."""
+    variables = {"v": tf.Variable([1.0, 2.0]), "global_step": tf.Variable(7, dtype=tf.int64)}
+    with internals.savers_without_ops():
+        graph = StepGraph(traced_step(None, variables))
+    meta = tf.compat.v1.MetaGraphDef.FromString(graph.meta_graph())
+    assert meta.saver_def.restore_op_name
+    writer = CheckpointWriter(str(tmp_path), variables, 5, None)
+    writer.meta_graph = graph.meta_graph
+    assert _restored_global_step(writer.save(7)) == 7
 
 
 def test_evaluate_results_in_the_order_tf_estimator_2_15_returned(tmp_path, toy_data):
