@@ -212,22 +212,18 @@ class StepGraphBuild:
 
     Args:
         make: builds the StepGraph, on the new thread.
-        built: instead of `make`, a StepGraph already built (one a later call reuses).
     """
 
-    def __init__(
-        self, make: Callable[[], StepGraph] | None = None, built: StepGraph | None = None
-    ) -> None:
+    def __init__(self, make: Callable[[], StepGraph]) -> None:
         self._lock = threading.Lock()
-        self._graph, self._failed = built, None  # _failed: what `make` raised
+        self._graph: StepGraph | None = None
+        self._failed: BaseException | None = None  # what `make` raised
         self._actions: list[Callable[[StepGraph], None]] = []
         self._action_errors: list[BaseException] = []
-        self._thread = None
-        if built is None:
-            self._thread = threading.Thread(
-                target=self._build, args=(make,), name="keras_estimator_step_graph", daemon=True
-            )
-            self._thread.start()
+        self._thread = threading.Thread(
+            target=self._build, args=(make,), name="keras_estimator_step_graph", daemon=True
+        )
+        self._thread.start()
 
     def _build(self, make: Callable[[], StepGraph]) -> None:
         try:
@@ -247,10 +243,6 @@ class StepGraphBuild:
             except BaseException as exc:  # raised on the caller's thread by result()
                 self._action_errors.append(exc)
 
-    def done(self) -> bool:
-        with self._lock:
-            return self._graph is not None or self._failed is not None
-
     def when_built(self, action: Callable[[StepGraph], None]) -> None:
         with self._lock:
             if self._graph is None and self._failed is None:
@@ -259,8 +251,7 @@ class StepGraphBuild:
         action(self.result())
 
     def result(self) -> StepGraph:
-        if self._thread is not None:
-            self._thread.join()
+        self._thread.join()
         if self._failed is not None:
             raise self._failed
         if self._action_errors:
