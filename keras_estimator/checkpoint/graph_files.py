@@ -28,6 +28,9 @@ from keras_estimator.utils.log import quiet_tf_warning
 logger = logging.getLogger("keras_estimator")
 
 GRAPH_FILE = "graph.pbtxt"
+# Temporary file names from the OS, not the process-wide `random` (a user's seeded stream;
+# the graph's thread writes at moments of its own).
+_TEMP_NAMES = random.SystemRandom()
 
 
 class _Saver(tf.compat.v1.train.Saver):
@@ -243,19 +246,37 @@ class StepGraphBuild:
             except BaseException as exc:  # raised on the caller's thread by result()
                 self._action_errors.append(exc)
 
+    @property
+    def running(self) -> bool:
+        """The build or an action queued behind it is still running."""
+        return self._thread.is_alive()
+
+    @property
+    def failed(self) -> bool:
+        """`make` raised: this build has no graph (a later call builds anew)."""
+        return self._failed is not None
+
     def when_built(self, action: Callable[[StepGraph], None]) -> None:
+        """Runs `action(graph)` now when built, else once built; raises what `make` raised."""
         with self._lock:
             if self._graph is None and self._failed is None:
                 self._actions.append(action)
                 return
-        action(self.result())
+        if self._failed is not None:
+            raise self._failed
+        action(self._graph)
 
     def result(self) -> StepGraph:
+        """The graph, once built and the queued actions ran; raises what failed in them
+        (the first action error; any other is logged: each is raised or logged once)."""
         self._thread.join()
         if self._failed is not None:
             raise self._failed
-        if self._action_errors:
-            raise self._action_errors.pop(0)  # each once; the graph itself stays good
+        errors, self._action_errors = self._action_errors, []
+        for later in errors[1:]:
+            logger.error("Writing a graph file failed too: %s", later)
+        if errors:
+            raise errors[0]
         return self._graph
 
 
@@ -272,7 +293,7 @@ def graph_text(graph_def: Any) -> str:
 
 def write_atomically(path: str, data: bytes) -> None:
     """`path` holds `data` or is untouched: written to `<path>.tempstate<n>`, then renamed."""
-    temp = f"{path}.tempstate{random.getrandbits(63)}"
+    temp = f"{path}.tempstate{_TEMP_NAMES.getrandbits(63)}"
     try:
         with tf.io.gfile.GFile(temp, "wb") as f:
             f.write(data)

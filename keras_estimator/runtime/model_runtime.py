@@ -416,13 +416,16 @@ class ModelRuntime:
 
     def step_graph(self, mode: str) -> StepGraph:
         """The TF1 graph of `mode`'s last traced step over the model's variables (what
-        graph.pbtxt and the .meta files hold); built once per distinct trace."""
+        graph.pbtxt and the .meta files hold); built once per distinct trace (again after
+        a build that failed)."""
         return self.step_graph_build(mode).result()
 
     def step_graph_build(self, mode: str) -> StepGraphBuild:
         """`step_graph(mode)`, built on a thread of its own when it is not built yet."""
         traced = self._step_graphs.get(mode)
         cached_for, fingerprint, build = self._tf1_graph or (None, None, None)
+        if build is not None and build.failed:  # raised to its call: build anew
+            build = None
         if build is not None and cached_for is traced:  # identity: a retrace may reuse an id
             return build
         step = traced_step(traced, self.model.store.global_variables())

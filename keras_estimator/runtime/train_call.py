@@ -78,8 +78,8 @@ class TrainCall:
                     loop, runner, saver, writer, dataset, callbacks, step, target
                 )
             except BaseException:
-                if saver is not None:  # the graph's thread writes what it owes first
-                    saver.wait_for_graph(raise_errors=False)
+                if saver is not None:
+                    saver.abort()
                 raise
         if interrupt.requested:
             saved = f"; the checkpoint for step {step} is in {saver.directory}" if saver else ""
@@ -96,7 +96,8 @@ class TrainCall:
         step: int,
         target: int | None,
     ) -> tuple[int, GracefulInterrupt]:
-        """From the call's first save to its last `end()`; returns the last step."""
+        """From the call's graph files and first save to its last `end()`; returns the last
+        step and the call's GracefulInterrupt."""
         runtime, config, model = self._runtime, self._config, self._runtime.model
         if saver is not None:
             self._write_graph_files(saver, writer)
@@ -105,11 +106,14 @@ class TrainCall:
             listener.begin()
         if saver is not None and ckpt_lib.latest_checkpoint(saver.directory) is None:
             # The first checkpoint's .meta may follow it, written by the graph's thread
-            # while the first step runs (~0.06 s of a model's first train()): where nothing
-            # of the user's runs before the call next waits for the graph (a later save,
-            # the end). tf.estimator 2.15 wrote it before the first step; what could tell
-            # the two apart is a listener, a Keras callback or a hook of the user's reading
-            # model_dir meanwhile, and with any of them the save waits for the graph.
+            # while the first step runs (~0.06 s of a model's first train()) where no code
+            # of the user's runs on this thread before the call next waits for the graph
+            # (a later save, the end): no listener, Keras callback or hook of the user's.
+            # tf.estimator 2.15 wrote .meta before the first step. The input_fn's Python
+            # (from_generator, py_function) and other processes (TensorBoard, an evaluator
+            # polling the state file) may run meanwhile: they may see the state file list
+            # the checkpoint before its .meta for the build's time, as 2.15's Saver also
+            # wrote the state file first (for microseconds).
             saver.save(step, meta_may_follow=not (
                 saver.listeners or callbacks or runner.runs_user_code()
             ))  # fmt: skip

@@ -65,6 +65,7 @@ class ListenedSaver:
         self._building: StepGraphBuild | None = None  # the graph of write_graph, until built
         self._with_meta = False
         self._graph_pending: Any = None  # a StepGraph whose graph.pbtxt the next save writes
+        self._saved = False  # this call wrote a checkpoint
 
     @property
     def directory(self) -> str:
@@ -80,6 +81,7 @@ class ListenedSaver:
         if not meta_may_follow:
             self.wait_for_graph()
         path = self._writer.save(step)
+        self._saved = True
         if self._building is not None and self._with_meta:
             writer = self._writer
             self._building.when_built(lambda graph: writer.write_meta(path, graph.meta_graph()))
@@ -93,26 +95,43 @@ class ListenedSaver:
 
     def write_graph(self, build: StepGraphBuild, with_meta: bool) -> None:
         """`graph.pbtxt` in the checkpoint directory once this call's first save is written
-        (a call that fails before leaves model_dir as it was) and, `with_meta`, a `.meta`
-        with every checkpoint."""
+        and its graph built (a call that fails before its first save leaves model_dir as
+        it was) and, `with_meta`, a `.meta` with every checkpoint."""
         self._building, self._with_meta = build, with_meta
         self._writer.meta_graph = None
 
-    def wait_for_graph(self, raise_errors: bool = True) -> None:
+    def wait_for_graph(self) -> None:
         """Waits for write_graph's graph (and a `.meta` its thread writes); raises what
-        failed there (or, not `raise_errors`, as when the call already failed, logs it)."""
+        failed there."""
         if self._building is None:
             return
-        build, self._building = self._building, None
         try:
-            graph = build.result()
-        except Exception as exc:
-            if raise_errors:
-                raise
-            logger.error("The graph files of this train() call are incomplete: %s", exc)
-            return
+            graph = self._building.result()
+        except Exception:
+            self._building = None  # raised once; an interrupt leaves it to wait for again
+            raise
+        self._building = None
         self._graph_pending = graph
         self._writer.meta_graph = graph.meta_graph if self._with_meta else None
+
+    def raise_graph_errors(self) -> None:
+        """At a return to Python: raises what failed on the graph's thread once it ended (a
+        first checkpoint's `.meta` it could not write: that checkpoint is withdrawn, and
+        training stops here rather than at the next save)."""
+        if self._building is not None and not self._building.running:
+            self.wait_for_graph()
+
+    def abort(self) -> None:
+        """For a call that fails: the graph's thread finishes what it owes model_dir before
+        the call returns, and graph.pbtxt is written when the call saved a checkpoint (2.15
+        wrote it when its session was made); what fails here is logged, not raised."""
+        try:
+            self.wait_for_graph()
+            if self._saved and self._graph_pending is not None:
+                self._graph_pending.write_graph_pbtxt(self.directory)
+                self._graph_pending = None
+        except Exception as exc:
+            logger.error("The graph files of this failed train() call are incomplete: %s", exc)
 
     def end(self, step: int) -> None:
         self.wait_for_graph()
@@ -337,6 +356,8 @@ def run_training(
         due = (save_steps and step - last_saved >= save_steps) or (
             save_secs and now - last_save_time >= save_secs
         )
+        if saver is not None:
+            saver.raise_graph_errors()
         if saver is not None and due and step != last_saved:
             stop = saver.save(step) or stop
             last_saved, last_save_time, ran_unsaved = step, time.time(), False

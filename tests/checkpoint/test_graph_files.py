@@ -3,6 +3,7 @@
 results in 2.15's key order."""
 
 import os
+import shutil
 import threading
 
 import numpy as np
@@ -12,8 +13,8 @@ from google.protobuf import text_format
 from helpers import classifier_model_fn, dataset_input_fn, make_estimator
 
 import keras_estimator as estimator
-from keras_estimator.checkpoint.checkpoint_files import CheckpointWriter
-from keras_estimator.checkpoint.graph_files import StepGraph, traced_step
+from keras_estimator.checkpoint.checkpoint_files import CheckpointWriteError, CheckpointWriter
+from keras_estimator.checkpoint.graph_files import StepGraph, StepGraphBuild, traced_step
 from keras_estimator.seam import internals
 
 
@@ -206,6 +207,54 @@ def test_a_first_step_that_fails_leaves_the_first_checkpoint_with_its_meta(tmp_p
     assert not _graph_threads()
     assert est.latest_checkpoint().endswith("model.ckpt-0")
     assert _restored_global_step(est.latest_checkpoint()) == 0
+    assert "graph.pbtxt" in os.listdir(tmp_path)  # 2.15 wrote it when its session was made
+
+
+def test_a_first_checkpoint_whose_meta_cannot_be_written_is_withdrawn(tmp_path, toy_data):
+    """The .meta its graph's thread writes fails (a directory has its name): training stops
+    at the next return to Python, and model_dir lists no checkpoint without its .meta."""
+    x, y = toy_data
+    (tmp_path / "model.ckpt-0.meta").mkdir()
+    est = make_estimator(tmp_path, _logged_model_fn, save_checkpoints_steps=200)
+    with pytest.raises(CheckpointWriteError, match="model.ckpt-0.meta") as raised:
+        est.train(dataset_input_fn(x, y, 16, repeat=True), steps=400)
+    assert "was removed with it" in str(raised.value)
+    assert not _graph_threads()
+    assert est.latest_checkpoint() is None
+    assert not [n for n in os.listdir(tmp_path) if n.startswith("model.ckpt-0.")
+                and n != "model.ckpt-0.meta"]  # fmt: skip
+    assert not [n for n in os.listdir(tmp_path) if n.startswith("model.ckpt-200")]
+
+
+def test_a_graph_build_raises_each_failure_once():
+    built = threading.Event()
+
+    def fail(graph):
+        raise OSError(f"disk full ({graph})")
+
+    build = StepGraphBuild(lambda: built.wait(5) and "graph")
+    build.when_built(fail)
+    build.when_built(fail)
+    seen = []
+    built.set()
+    with pytest.raises(OSError, match="disk full"):
+        build.result()
+    build.when_built(seen.append)  # a later call's action runs: no earlier error raised
+    assert build.result() == "graph" and seen == ["graph"]
+    broken = StepGraphBuild(lambda: 1 / 0)
+    with pytest.raises(ZeroDivisionError):
+        broken.result()
+    assert broken.failed
+
+
+def test_a_deleted_model_dir_is_named_in_the_save_error(tmp_path):
+    model_dir = tmp_path / "runs" / "model"
+    model_dir.mkdir(parents=True)
+    writer = CheckpointWriter(str(model_dir), {"v": tf.Variable(1.0)}, 5, None)
+    writer.save(1)
+    shutil.rmtree(tmp_path / "runs")
+    with pytest.raises(CheckpointWriteError, match="no longer exists"):
+        writer.save(2)
 
 
 def test_a_step_graph_built_while_a_model_fn_traces_has_its_saver(tmp_path):
