@@ -404,6 +404,35 @@ def _recovered_latest(directory: str, damage: str) -> str | None:
     return newest
 
 
+class _BundleSaver:
+    """Writes `<prefix>.index` / `.data-00000-of-00001` as `tf.compat.v1.train.Saver(
+    var_list, sharded=False).save(...)` did (the same bytes), without Saver rebuilding its
+    SaveableObjects and ops at every eager save."""
+
+    def __init__(self, var_list: dict) -> None:
+        self._saveables = internals.saveable_objects(var_list)
+
+    def save(self, prefix: str) -> None:
+        names, slices, tensors = [], [], []
+        for saveable in self._saveables:
+            for spec in saveable.specs:
+                tensor = spec.tensor  # read now; None: an uninitialized variable
+                if tensor is None:
+                    raise ValueError(
+                        f"Cannot save the checkpoint {prefix}: the variable {spec.name!r} "
+                        "holds no value yet (uninitialized). Expected every checkpointed "
+                        "variable initialized. Fix: give it an initializer. Received: "
+                        f"variable={spec.name!r}"
+                    )
+                names.append(spec.name)
+                slices.append(spec.slice_spec)
+                tensors.append(tensor)
+        with tf.device("/cpu:0"):
+            tf.raw_ops.SaveV2(
+                prefix=prefix, tensor_names=names, shape_and_slices=slices, tensors=tensors
+            )
+
+
 class CheckpointWriter:
     """Saves `model.ckpt-N` with TF1 names and keeps the newest `keep_checkpoint_max`.
 
@@ -426,9 +455,7 @@ class CheckpointWriter:
         self.model_dir = model_dir
         self.basename = basename
         # It writes the .index / .data bundle only; the state file and retention are ours.
-        self._bundle = internals.BundleSaver(
-            {name: _saved_part(v) for name, v in variables.items()}
-        )
+        self._bundle = _BundleSaver({name: _saved_part(v) for name, v in variables.items()})
         self._keep_max = keep_checkpoint_max or 0  # None or 0 keeps every checkpoint
         self._keep_every_secs = (keep_checkpoint_every_n_hours or 10000.0) * 3600
         # RunConfig's default, 10000 hours, keeps none in practice.

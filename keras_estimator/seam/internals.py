@@ -836,33 +836,11 @@ def saver_retention(saver: Any) -> tuple[int, float]:
     return saver._max_to_keep, saver._keep_checkpoint_every_n_hours
 
 
-class BundleSaver:
-    """Writes `<prefix>.index` / `.data-00000-of-00001` as `tf.compat.v1.train.Saver(
-    var_list, sharded=False).save(...)` did (the same bytes), without Saver rebuilding its
-    SaveableObjects and ops at every eager save."""
-
-    def __init__(self, var_list: dict) -> None:
-        self._saveables = _saveable_object_util.validate_and_slice_inputs(var_list)
-
-    def save(self, prefix: str) -> None:
-        names, slices, tensors = [], [], []
-        for saveable in self._saveables:
-            for spec in saveable.specs:
-                tensor = spec.tensor  # read now; None: an uninitialized variable
-                if tensor is None:
-                    raise ValueError(
-                        f"Cannot save the checkpoint {prefix}: the variable {spec.name!r} "
-                        "holds no value yet (uninitialized). Expected every checkpointed "
-                        "variable initialized. Fix: give it an initializer. Received: "
-                        f"variable={spec.name!r}"
-                    )
-                names.append(spec.name)
-                slices.append(spec.slice_spec)
-                tensors.append(tensor)
-        with tf.device("/cpu:0"):
-            tf.raw_ops.SaveV2(
-                prefix=prefix, tensor_names=names, shape_and_slices=slices, tensors=tensors
-            )
+def saveable_objects(var_list: dict) -> list:
+    """The SaveableObjects `tf.compat.v1.train.Saver(var_list)` saves: their `specs` give
+    each tensor's checkpoint name, slice and value (read when `spec.tensor` is read; None
+    for an uninitialized variable)."""
+    return _saveable_object_util.validate_and_slice_inputs(var_list)
 
 
 def logs_at_end(hook: Any) -> bool:
