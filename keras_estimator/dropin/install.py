@@ -40,6 +40,7 @@ from __future__ import annotations
 import importlib
 import importlib.abc
 import importlib.util
+import os
 import sys
 import threading
 import types
@@ -53,51 +54,51 @@ from keras_estimator.seam.patching import AttributePatch
 _lock = threading.Lock()
 _installed: dict[str, Any] | None = None  # what install() added, for uninstall()
 
-# Legacy module path (below the package roots) -> our module, or a list of our modules
-# whose public names the alias module re-exports.
-_MODULES: dict[str, Any] = {
-    "": "keras_estimator",
-    "estimator": "keras_estimator.estimator.estimator",
-    "estimator_lib": "keras_estimator",
-    "model_fn": ["keras_estimator.spec.estimator_spec", "keras_estimator.spec.mode_keys"],
-    "mode_keys": "keras_estimator.spec.mode_keys",
-    "run_config": "keras_estimator.spec.run_config",
-    "training": "keras_estimator.training.train_and_evaluate",
-    "exporter": "keras_estimator.export.exporters",
-    "export": "keras_estimator.export",
-    "export.export": "keras_estimator.export.receivers",
-    "export.export_lib": "keras_estimator.export",
-    "export.export_output": "keras_estimator.export.export_outputs",
-    "canned": "keras_estimator.canned",
-    "canned.dnn": "keras_estimator.canned.dnn",
-    "canned.linear": "keras_estimator.canned.linear",
-    "canned.dnn_linear_combined": "keras_estimator.canned.dnn_linear_combined",
-    "canned.baseline": "keras_estimator.canned.baseline",
-    "canned.parsing_utils": "keras_estimator.canned.parsing_specs",
-    "canned.optimizers": "keras_estimator.canned.optimizers",
-    "head": "keras_estimator.canned.heads",
-    "head.sequential_head": "keras_estimator.canned.heads.sequential_head",
-    "extenders": "keras_estimator.canned.add_metrics",
-    "hooks": "keras_estimator.hooks",
-    "inputs": "keras_estimator.inputs",
-    "inputs.numpy_io": "keras_estimator.inputs.numpy_io",
-    "inputs.pandas_io": "keras_estimator.inputs.pandas_io",
-    "tpu": "keras_estimator.tpu",
-    "tpu.tpu_estimator": "keras_estimator.tpu",
-    "tpu.tpu_config": "keras_estimator.tpu.tpu_config",
-    "warm_starting_util": "keras_estimator.checkpoint.warm_start",
-    "keras_lib": "keras_estimator.keras_bridge.model_to_estimator",
-    "api": None,
-    "api._v1": None,
-    "api._v1.estimator": "keras_estimator.v1",
-    "api._v2": None,
-    "api._v2.estimator": "keras_estimator",
-}
+# 2.15's module tree (`tensorflow_estimator.python.estimator.X`, and TensorFlow's former
+# forwarding tree `tensorflow.python.estimator.X`) is mirrored file for file by the package
+# `estimator_tree` beside this module: each legacy path X imports as
+# `keras_estimator.dropin.estimator_tree.X`, loaded on first import (the tree is large:
+# TPU internals, time series, SDCA; most programs import three of its modules).
+_TREE_PACKAGE = "keras_estimator.dropin.estimator_tree"
+_TREE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "estimator_tree")
 
 
 def legacy_module_suffixes() -> list[str]:
-    """The module paths below `tensorflow_estimator.python.estimator` that import as ours."""
-    return [suffix for suffix in _MODULES if suffix]
+    """The module paths below `tensorflow_estimator.python.estimator` that import as ours.
+
+    Read from the files of `estimator_tree`, so `keras-estimator check` needs no TensorFlow.
+    """
+    suffixes = []
+    for folder, dirs, files in os.walk(_TREE_DIR):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("__"))
+        relative = os.path.relpath(folder, _TREE_DIR)
+        prefix = "" if relative == "." else relative.replace(os.sep, ".") + "."
+        if prefix:
+            suffixes.append(prefix[:-1])
+        suffixes += [prefix + f[:-3] for f in sorted(files)
+                     if f.endswith(".py") and f != "__init__.py"]  # fmt: skip
+    return sorted(suffixes)
+
+
+def _tree_module_for(fullname: str) -> str | None:
+    """The `estimator_tree` module a legacy module name imports as, or None."""
+    for root in ESTIMATOR_MODULE_ROOTS:
+        if fullname == root:
+            return _TREE_PACKAGE
+        if fullname.startswith(root + "."):
+            suffix = fullname[len(root) + 1 :]
+            return f"{_TREE_PACKAGE}.{suffix}" if suffix in _tree_suffixes() else None
+    return None
+
+
+_suffixes: frozenset[str] | None = None
+
+
+def _tree_suffixes() -> frozenset[str]:
+    global _suffixes
+    if _suffixes is None:
+        _suffixes = frozenset(legacy_module_suffixes())
+    return _suffixes
 
 
 def _alias_module(name: str, sources: list[types.ModuleType] | None) -> types.ModuleType:
@@ -113,21 +114,24 @@ def _alias_module(name: str, sources: list[types.ModuleType] | None) -> types.Mo
 
 
 def _legacy_modules() -> dict[str, types.ModuleType]:
-    """Every legacy module name -> the module object it should import as."""
-    modules: dict[str, types.ModuleType] = {}
-    for root in ESTIMATOR_MODULE_ROOTS:
-        for suffix, target in _MODULES.items():
-            name = f"{root}.{suffix}" if suffix else root
-            if isinstance(target, str) and suffix:
-                modules[name] = importlib.import_module(target)
-            else:
-                sources = target if isinstance(target, list) else [target] if target else []
-                modules[name] = _alias_module(name, [importlib.import_module(s) for s in sources])
+    """The legacy module names made at install(): the package roots above the tree, and
+    tf.contrib's. The tree's own modules load on first import (`_LegacyModuleFinder`)."""
     estimator = importlib.import_module("keras_estimator")
+    estimator_v1 = importlib.import_module("keras_estimator.v1")
+    modules: dict[str, types.ModuleType] = {}
     top = _alias_module("tensorflow_estimator", None)
     top.estimator = estimator  # `from tensorflow_estimator import estimator`
     modules["tensorflow_estimator"] = top
     modules["tensorflow_estimator.python"] = _alias_module("tensorflow_estimator.python", None)
+    # `from tensorflow_estimator.compat.v1 import estimator` (Google research code).
+    modules["tensorflow_estimator.compat"] = _alias_module("tensorflow_estimator.compat", None)
+    for version, namespace in (("v1", estimator_v1), ("v2", estimator)):
+        compat = _alias_module(f"tensorflow_estimator.compat.{version}", None)
+        compat.estimator = namespace
+        modules[compat.__name__] = compat
+    tree = importlib.import_module(_TREE_PACKAGE)
+    for root in ESTIMATOR_MODULE_ROOTS:  # made here, so uninstall() unlinks them from TF
+        modules[root] = tree
     contrib = importlib.import_module("keras_estimator.dropin.contrib")
     modules["tensorflow.contrib"] = contrib
     modules.update(contrib.submodules())
@@ -193,27 +197,47 @@ def _link_parents(modules: dict[str, types.ModuleType]) -> list[tuple[Any, str, 
     return links
 
 
-class _LegacyModuleGuard(importlib.abc.MetaPathFinder):
-    """While installed: a legacy module path we do not provide fails to import, instead of
-    importing a second copy of one of our modules under the legacy name."""
+class _AliasLoader(importlib.abc.Loader):
+    """Loads a legacy module name as the `estimator_tree` module it mirrors: the same
+    module object under both names, so a class imported either way is the same class."""
 
-    def find_spec(self, fullname: str, path: Any, target: Any = None) -> None:
+    def __init__(self, target: str) -> None:
+        self._target = target
+
+    def create_module(self, spec: Any) -> types.ModuleType:
+        return types.ModuleType(spec.name)  # replaced in sys.modules by exec_module
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        # The import system returns what sys.modules holds under the name once this returns.
+        sys.modules[module.__name__] = importlib.import_module(self._target)
+
+
+class _LegacyModuleFinder(importlib.abc.MetaPathFinder):
+    """While installed: a module of 2.15's tree imports as its `estimator_tree` mirror; a
+    legacy module path we do not provide fails to import with a message saying so."""
+
+    def find_spec(self, fullname: str, path: Any, target: Any = None) -> Any:
         if fullname.startswith("tensorflow.contrib."):
             from keras_estimator.dropin.contrib.removed import removed_module_message
 
             raise ModuleNotFoundError(removed_module_message(fullname), name=fullname)
+        mirror = _tree_module_for(fullname)
+        if mirror is not None:
+            return importlib.util.spec_from_loader(
+                fullname, _AliasLoader(mirror), is_package=True
+            )
         if fullname.startswith(tuple(root + "." for root in GUARDED_ROOTS)):
             raise ModuleNotFoundError(
-                f"No module named {fullname!r}: keras_estimator.install() provides the "
-                "tf.estimator modules legacy code imported most (see `keras-estimator check`), "
-                "not this one. Fix: import the class from tf.estimator / keras_estimator. "
-                f"Received: import {fullname}",
+                f"No module named {fullname!r}: keras_estimator.install() provides "
+                "tf.estimator 2.15's module tree (tensorflow_estimator.python.estimator.*) "
+                "and tf.contrib's estimator-side modules, not this one. Fix: import the "
+                f"class from tf.estimator / keras_estimator. Received: import {fullname}",
                 name=fullname,
             )
         return None
 
 
-_guard = _LegacyModuleGuard()
+_guard = _LegacyModuleFinder()
 
 
 def install() -> None:

@@ -923,3 +923,13 @@ def legacy_keras_package() -> Any:
 # FeatureTransformationCache, (de)serialization) that DenseFeatures and the canned
 # estimators build on; TensorFlow exports them only under __internal__.
 feature_column_internals = tf.__internal__.feature_column
+
+
+# -- SavedModel export helpers ------------------------------------------------------------
+def saved_model_export_utils() -> Any:
+    """`tensorflow.python.saved_model.model_utils`: TensorFlow's SavedModel export helpers
+    (`EXPORT_TAG_MAP`, `SIGNATURE_KEY_MAP`, `get_timestamped_export_dir`, ...), which 2.15's
+    `export.export_lib` re-exported and libraries read. Imported on first use."""
+    from tensorflow.python.saved_model import model_utils
+
+    return model_utils

@@ -30,11 +30,13 @@ def test_install_exposes_legacy_namespaces_and_uninstall_removes_them(installed)
     from tensorflow_estimator.python.estimator.estimator import Estimator
     from tensorflow_estimator.python.estimator.export import export as export_lib
 
-    assert Estimator is estimator.Estimator
+    # As in 2.15, the modules hold the v1 classes under the plain names (V2 for tf.estimator's).
+    assert Estimator is estimator.v1.Estimator
     assert model_fn_lib.EstimatorSpec is estimator.EstimatorSpec
     assert model_fn_lib.ModeKeys is estimator.ModeKeys
     assert export_lib.ServingInputReceiver is estimator.export.ServingInputReceiver
-    assert dnn.DNNClassifier is estimator.DNNClassifier
+    assert dnn.DNNClassifier is estimator.v1.DNNClassifier
+    assert dnn.DNNClassifierV2 is estimator.DNNClassifier
     assert run_config.RunConfig is estimator.RunConfig
     assert contrib_tpu.TPUEstimator is estimator.tpu.TPUEstimator
     assert importlib.import_module("tensorflow_estimator").estimator is estimator

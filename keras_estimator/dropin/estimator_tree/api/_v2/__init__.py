@@ -1,0 +1,1 @@
+"""2.15's generated v2 API package."""
