@@ -25,6 +25,36 @@ logger = logging.getLogger("keras_estimator")
 _VALID_MODEL_FN_ARGS = {"features", "labels", "mode", "params", "self", "config"}
 
 
+def fresh_containers(structure: Any) -> Any:
+    """`structure` with every dict, list and tuple in it made anew; the tensors the same.
+
+    2.15's model_fn got `iterator.get_next()`'s fresh containers on every call, and legacy
+    model_fns edit them (TF-Ranking `update()`s the features, `features.pop("label")` is a
+    common idiom). Keras' traced steps refuse a step that changes its inputs, and the
+    dataset's element must not change under the next call, so each call gets its own copy.
+    """
+    if isinstance(structure, dict):
+        copied = {key: fresh_containers(value) for key, value in structure.items()}
+        return copied if type(structure) is dict else _same_kind(structure, copied)
+    if isinstance(structure, list):
+        return [fresh_containers(value) for value in structure]
+    if isinstance(structure, tuple):
+        values = [fresh_containers(value) for value in structure]
+        return type(structure)(*values) if hasattr(structure, "_fields") else tuple(values)
+    return structure
+
+
+def _same_kind(original: dict, copied: dict) -> dict:
+    """A dict subclass (OrderedDict, defaultdict) rebuilt as its own type where it can be."""
+    try:
+        remade = copy.copy(original)
+        remade.clear()
+        remade.update(copied)
+        return remade
+    except (TypeError, AttributeError):
+        return copied
+
+
 def verify_model_fn_args(model_fn: Callable, params: Any) -> None:
     """tf.estimator's checks of a model_fn's signature against the Estimator's params."""
     args = set(fn_args(model_fn))
@@ -101,6 +131,7 @@ class ModelFnCaller:
         self.scaffolds: dict[str, Any] = {}
 
     def __call__(self, features: Any, labels: Any, mode: str) -> EstimatorSpec:
+        features, labels = fresh_containers(features), fresh_containers(labels)
         kwargs: dict[str, Any] = {}
         if "labels" in self._args:
             kwargs["labels"] = labels
