@@ -20,7 +20,7 @@ import tensorflow as tf
 
 from keras_estimator.engine.random_streams import same_draw
 from keras_estimator.hooks.session import HookSession, fetch_id
-from keras_estimator.hooks.variable_names import variables_resolvable_by_name
+from keras_estimator.hooks.variable_names import variable_named, variables_resolvable_by_name
 from keras_estimator.seam import internals
 
 _V1 = tf.compat.v1
@@ -155,6 +155,11 @@ class HookRunner:
         self.saver_hooks: list = [h for h in hooks if is_saver_hook(h)]
         self._keys: dict[Any, str] = {}  # fetch (id or name) -> step output key
         self._tensors: dict[str, tf.Tensor] = {}  # step output key -> tensor of the trace
+        # Variables a hook fetches (`LoggingTensorHook({"step": global_step, "w": w})`), by
+        # key: read on the host right before their step runs, so after_run sees the value
+        # the step started from, as 2.15's session read them beside the train op.
+        self._variable_fetches: dict[str, Any] = {}
+        self._variable_values: dict[str, Any] = {}
         # The ops a step runs (set once traced): what a hook fetches outside the trace is
         # read after them, as a fetch made in the trace is (automatic control dependencies).
         self.step_ops: list = []
@@ -203,10 +208,18 @@ class HookRunner:
             variables_resolvable_by_name(self._graph),
         ):
             for fetch in new:
-                if self._key_of(fetch) is None:
+                if self._key_of(fetch) is not None:
+                    continue
+                variable = (
+                    fetch if isinstance(fetch, tf.Variable) else variable_named(self._graph, fetch)
+                )
+                if variable is not None:
+                    key = f"hook_variable_{len(self._variable_fetches)}"
+                    self._variable_fetches[key] = variable
+                else:
                     key = f"hook_{len(self._tensors)}"
                     self._tensors[key] = self._fetchable(fetch)
-                    self._keys[fetch_id(fetch)] = key
+                self._keys[fetch_id(fetch)] = key
 
     def _fetchable(self, fetch: Any) -> tf.Tensor:
         if (
@@ -314,6 +327,8 @@ class HookRunner:
         if not self._pending:
             self.before_step()
         self._pending = False
+        # Now, with the steps walked ahead of it run: the values this step starts from.
+        self._variable_values = self._read_variables(self._requests)
 
     def before_step(self) -> None:
         with self._in_trace_graph():
@@ -341,11 +356,25 @@ class HookRunner:
             self._register(internals.final_ops(hook))  # FinalOpsHook reads them in end()
             self._requests.append(fetches)
 
+    def _read_variables(self, requests: list) -> dict[str, Any]:
+        """The values, now, of the variables these requests fetch (see _variable_fetches)."""
+        if not self._variable_fetches:
+            return {}
+        keys = {self._key_of(f) for fetches in requests for f in tf.nest.flatten(fetches)}
+        with tf.init_scope():  # before_run runs with the traced graph as the default
+            return {
+                key: variable.numpy()
+                for key, variable in self._variable_fetches.items()
+                if key in keys
+            }
+
     def after_step(self, values: dict) -> bool:
         """Feeds the step's values to the hooks; True when one of them requested a stop."""
+        # session.run(variable) in after_run reads it anew (after the step), as it did.
         self.session.last_values = {
             key_id: values[key] for key_id, key in self._keys.items() if key in values
         }
+        values = {**values, **self._variable_values}
         for hook, fetches in zip(self.hooks, self._requests):
             results = tf.nest.map_structure(
                 lambda f: values[self._key_of(f)] if f is not None else None, fetches

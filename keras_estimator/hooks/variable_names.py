@@ -15,6 +15,7 @@ from typing import Any
 
 import tensorflow as tf
 
+from keras_estimator.seam.internals import hook_tensors_accepting_variables
 from keras_estimator.seam.patching import patched
 
 _KEYS = tf.compat.v1.GraphKeys
@@ -27,6 +28,14 @@ def _variables_named(graph: tf.Graph) -> dict[str, Any]:
         for variable in graph.get_collection(key):
             found.setdefault(variable.name, variable)
     return found
+
+
+def variable_named(graph: tf.Graph, fetch: Any) -> Any:
+    """The variable of `graph`'s collections a hook's string fetch names
+    (`"global_step:0"`, `"dense/bias:0"`), or None."""
+    if not isinstance(fetch, str) or not fetch.endswith(":0"):
+        return None
+    return _variables_named(graph).get(fetch)
 
 
 @contextlib.contextmanager
@@ -51,5 +60,6 @@ def variables_resolvable_by_name(graph: tf.Graph) -> Iterator[None]:
                     reads[obj] = tf.identity(variable.read_value())
             return reads[obj]
 
-    with patched(graph, "as_graph_element", as_graph_element):  # this traced graph only
+    # this traced graph only; and TF's hooks take the variable objects themselves
+    with patched(graph, "as_graph_element", as_graph_element), hook_tensors_accepting_variables():
         yield

@@ -58,6 +58,7 @@ try:
     from tensorflow.python.ops import summary_ops_v2 as _summary_ops_v2
     from tensorflow.python.summary import summary as _v1_summary
     from tensorflow.python.trackable import resource as _trackable_resource
+    from tensorflow.python.training import basic_session_run_hooks as _basic_hooks
     from tensorflow.python.training import checkpoint_utils as _checkpoint_utils
     from tensorflow.python.training.saving import saveable_object_util as _saveable_object_util
 except ImportError as exc:  # pragma: no cover - only on an unsupported TF / Keras
@@ -195,6 +196,8 @@ def _expectations() -> list[tuple[str, bool]]:
         ("saveable_object_util.validate_and_slice_inputs / SaveableObject.specs",
          callable(getattr(_saveable_object_util, "validate_and_slice_inputs", None))),
         ("FinalOpsHook._final_ops", "_final_ops" in _sets(_V1.train.FinalOpsHook.__init__)),
+        ("basic_session_run_hooks._as_graph_element (LoggingTensorHook.begin resolves with it)",
+         callable(getattr(_basic_hooks, "_as_graph_element", None))),
         ("TensorShape._v2_behavior (a property read by __getitem__ / __iter__)",
          isinstance(vars(_tensor_shape.TensorShape).get("_v2_behavior"), property)
          and "_v2_behavior" in _sets(_tensor_shape.TensorShape.__getitem__)),
@@ -933,3 +936,22 @@ def saved_model_export_utils() -> Any:
     from tensorflow.python.saved_model import model_utils
 
     return model_utils
+
+
+def hook_tensors_accepting_variables() -> contextlib.AbstractContextManager:
+    """Within it, TF's hooks take a variable where they take a tensor.
+
+    `LoggingTensorHook({"step": tf.train.get_global_step(), "w": w})` resolves its tensors
+    in begin() with `basic_session_run_hooks._as_graph_element`, which wants an object of
+    the default graph; 2.15's variables were, ours live outside the traced step. Inside, a
+    variable resolves to itself, and the hook runner reads it for the hook
+    (hooks/runner.py `_variable_fetches`).
+    """
+    original = _basic_hooks._as_graph_element
+
+    def as_graph_element(obj: Any) -> Any:
+        if isinstance(obj, tf.Variable):
+            return obj
+        return original(obj)
+
+    return patched(_basic_hooks, "_as_graph_element", as_graph_element)
