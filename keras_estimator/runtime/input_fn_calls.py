@@ -14,7 +14,11 @@ from typing import Any
 import numpy as np
 import tensorflow as tf
 
-from keras_estimator.runtime.queue_input import dataset_from_queue_input, needs_a_graph
+from keras_estimator.runtime.queue_input import (
+    dataset_from_queue_input,
+    epoch_limits_run_in_a_graph,
+    needs_a_graph,
+)
 from keras_estimator.seam.internals import v1_iterators_made_by
 from keras_estimator.spec.mode_keys import ModeKeys
 from keras_estimator.utils.fn_args import fn_args, required_fn_args
@@ -280,7 +284,8 @@ def call_input_fn(
         kwargs["input_context"] = input_context
     recovery = _Recovery()
     try:
-        result = _call_with_recovered_iterators(input_fn, kwargs, recovery)
+        with epoch_limits_run_in_a_graph():
+            result = _call_with_recovered_iterators(input_fn, kwargs, recovery)
     except Exception as error:
         if needs_a_graph(error):
             # Queues and QueueRunners (before tf.data): the input_fn runs in a graph of its own.

@@ -7,16 +7,22 @@ and starts its queue runners under a Coordinator, as tf.estimator's MonitoredSes
 the Keras step is fed by a `tf.data.Dataset` that runs the input_fn's tensors once per
 batch. The input ends when a queue is closed and exhausted (OutOfRangeError), as it did.
 The session and its threads stop when the dataset's iterator is released.
+
+An eager input_fn that limits its epochs with `limit_epochs` runs here too, so its limit
+ends the input as it did (`epoch_limits_run_in_a_graph`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import tensorflow as tf
+
+from keras_estimator.seam.patching import patched
 
 logger = logging.getLogger("keras_estimator")
 
@@ -29,8 +35,37 @@ _EAGER_REFUSALS = (
 )
 
 
+class EpochLimitedInput(RuntimeError):
+    """An input_fn called `tf.compat.v1.train.limit_epochs(tensor, num_epochs=N)` eagerly.
+
+    Eagerly, limit_epochs counts one read and returns the tensor, so the input would never
+    end; 2.15's session read the tensor once per step and ended the input after N. Such an
+    input_fn runs in a graph of its own, where the limit ends it as it did.
+    """
+
+
+@contextlib.contextmanager
+def epoch_limits_run_in_a_graph() -> Iterator[None]:
+    """Within it, an eager `limit_epochs` with `num_epochs` raises `EpochLimitedInput`."""
+    original = _V1.train.limit_epochs
+
+    def limit_epochs(tensor: Any, num_epochs: Any = None, name: Any = None) -> Any:
+        if num_epochs is not None and tf.executing_eagerly():
+            raise EpochLimitedInput(
+                f"input_fn limits its epochs (limit_epochs(num_epochs={num_epochs})): running "
+                "it in a graph of its own"
+            )
+        return original(tensor, num_epochs=num_epochs, name=name)
+
+    with patched(_V1.train, "limit_epochs", limit_epochs):
+        yield
+
+
 def needs_a_graph(error: BaseException) -> bool:
-    """Whether `error` is TensorFlow refusing to build a queue-based input eagerly."""
+    """Whether `error` says the input_fn must run in a graph: TensorFlow refusing to build a
+    queue-based input eagerly, or an epoch limit (`EpochLimitedInput`)."""
+    if isinstance(error, EpochLimitedInput):
+        return True
     return isinstance(error, RuntimeError) and any(text in str(error) for text in _EAGER_REFUSALS)
 
 
