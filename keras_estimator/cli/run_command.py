@@ -65,21 +65,28 @@ def _module_file(name: str, root: str) -> str | None:
 
 
 def tf1_evidence(path: str, max_files: int = 200, roots: list[str] | None = None) -> str | None:
-    """Where `path` (or a module of its tree that it imports, transitively) uses a name
-    only TensorFlow 1.x had through `import tensorflow`: "pkg/file.py:12 uses tf.logging",
-    or None when nothing does. `roots`: where absolute imports start (`-m`: the current
-    directory; default: `path`'s folder)."""
+    """Where the program `path` starts (with the modules of its tree that it imports,
+    transitively) uses a name only TensorFlow 1.x had through `import tensorflow`, in code
+    that runs: "pkg/file.py:12 uses tf.logging", or None when nothing does.
+
+    Uses inside functions nothing in the program refers to do not count
+    (`migration.uncalled.program_uncalled_nodes`): a TF2-era program keeping a TF1 reader
+    helper it never calls runs with TF 2's API, as it did on 2.15. `roots`: where absolute
+    imports start (`-m`: the current directory; default: `path`'s folder).
+    """
     from keras_estimator.migration.local_imports import (
         imported_modules,
         module_files,
         package_inits,
     )
-    from keras_estimator.migration.tf1_api import parse, tf1_only_uses
+    from keras_estimator.migration.tf1_api import parse, tensorflow_uses
+    from keras_estimator.migration.uncalled import program_uncalled_nodes
 
     pending, seen = [os.path.abspath(path)], set()
     if roots:
         pending += package_inits(path, roots[0])
     roots = [os.path.abspath(root) for root in roots or [os.path.dirname(pending[0])]]
+    trees: dict[str, ast.AST] = {}
     while pending and len(seen) < max_files:
         current = pending.pop(0)
         if current in seen:
@@ -87,15 +94,17 @@ def tf1_evidence(path: str, max_files: int = 200, roots: list[str] | None = None
         seen.add(current)
         try:
             with open(current, encoding="utf-8") as f:
-                source = f.read()
-            tree = parse(source, current)
+                trees[current] = parse(f.read(), current)
         except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
             continue
-        uses = [use for use in tf1_only_uses(source) if use.namespace == "v2"]
+        pending += module_files(current, imported_modules(ast.walk(trees[current])), roots)
+    uncalled = program_uncalled_nodes(trees)
+    for current, tree in trees.items():
+        uses = [use for use in tensorflow_uses(tree) if use.tf1_only and use.namespace == "v2"]
+        uses = [use for use in uses if id(use.node) not in uncalled[current]]
         if uses:
             where = os.path.relpath(current, roots[0])
             return f"{where}:{uses[0].line} uses tf.{uses[0].tf1_only}"
-        pending += module_files(current, imported_modules(ast.walk(tree)), roots)
     return None
 
 

@@ -88,3 +88,41 @@ def uncalled_functions(tree: ast.AST) -> dict[int, str]:
             break
         dead |= newly
     return {id(n): name for name in dead for n in inner[name]}
+
+
+def program_uncalled_nodes(trees: dict[str, ast.AST]) -> dict[str, set[int]]:
+    """For a program of several files (a script and the modules of its tree it imports):
+    `{path: ids of the nodes inside its top-level functions that nothing in the program
+    refers to}`.
+
+    Every file's module-level code runs (the script as `__main__`, the others on import);
+    a top-level, undecorated function other than `main` is live when a name, attribute or
+    string anywhere in that code, or in a live function, names it (`model.train(...)` in
+    the script keeps `train` of every file alive), and dead otherwise, as are helpers only
+    dead functions name. Nothing is dead in a program that looks names up by computed
+    strings (see `_DYNAMIC_LOOKUPS`).
+    """
+    if any(_looks_up_names(list(ast.walk(tree))) for tree in trees.values()):
+        return {path: set() for path in trees}
+    functions: dict[tuple[str, str], ast.AST] = {}
+    outside: list[ast.AST] = []
+    for path, tree in trees.items():
+        for top in getattr(tree, "body", []):
+            if isinstance(top, _Function) and not top.decorator_list and top.name != "main":
+                functions[(path, top.name)] = top
+            else:
+                outside.extend(ast.walk(top))
+    names = {name for _, name in functions}
+    inner = {key: [n for n in ast.walk(f) if n is not f] for key, f in functions.items()}
+    dead: set[tuple[str, str]] = set()
+    while True:  # a helper only dead functions name is dead too
+        live = [n for key, nodes in inner.items() if key not in dead for n in nodes]
+        used = _referenced_names(outside + live, dict.fromkeys(names))  # type: ignore[arg-type]
+        newly = {key for key in functions if key[1] not in used and key not in dead}
+        if not newly:
+            break
+        dead |= newly
+    result: dict[str, set[int]] = {path: set() for path in trees}
+    for path, name in dead:
+        result[path].update(id(n) for n in inner[(path, name)])
+    return result
