@@ -1,0 +1,1 @@
+"""2.15's `canned/linear_optimizer/python` package."""
