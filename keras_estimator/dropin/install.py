@@ -223,9 +223,7 @@ class _LegacyModuleFinder(importlib.abc.MetaPathFinder):
             raise ModuleNotFoundError(removed_module_message(fullname), name=fullname)
         mirror = _tree_module_for(fullname)
         if mirror is not None:
-            return importlib.util.spec_from_loader(
-                fullname, _AliasLoader(mirror), is_package=True
-            )
+            return importlib.util.spec_from_loader(fullname, _AliasLoader(mirror), is_package=True)
         if fullname.startswith(tuple(root + "." for root in GUARDED_ROOTS)):
             raise ModuleNotFoundError(
                 f"No module named {fullname!r}: keras_estimator.install() provides "

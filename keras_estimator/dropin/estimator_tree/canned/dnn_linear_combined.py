@@ -15,8 +15,12 @@ from keras_estimator.canned.v1.dnn_linear_combined import (
     DNNLinearCombinedEstimator,
     DNNLinearCombinedRegressor,
 )
+from keras_estimator.canned.v1.dnn_linear_combined import (
+    _check_no_sync_replicas as _check_no_sync_replicas_optimizer,
+)
 
 __all__ = [
+    "_check_no_sync_replicas_optimizer",
     "DNNLinearCombinedClassifier",
     "DNNLinearCombinedClassifierV2",
     "DNNLinearCombinedEstimator",

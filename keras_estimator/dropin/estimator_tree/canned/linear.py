@@ -76,3 +76,18 @@ def _get_default_optimizer_v2(feature_columns: Any) -> Any:
     from keras_estimator.canned.optimizers import linear_learning_rate
 
     return keras.optimizers.Ftrl(learning_rate=linear_learning_rate(len(feature_columns)))
+
+
+class _SDCAUpdateWeightsHook(tf.compat.v1.train.SessionRunHook):
+    """Runs an `_SDCAModel`'s weight update with every training step, as 2.15's
+    `LinearSDCA` training did (the model's `minimize` op is the step's train op)."""
+
+    def __init__(self, sdca_model: Any, train_op: Any) -> None:
+        self._sdca_model = sdca_model
+        self._train_op = train_op
+
+    def begin(self) -> None:
+        self._update_op = self._sdca_model.update_weights(self._train_op)
+
+    def before_run(self, run_context: Any) -> Any:
+        return tf.compat.v1.train.SessionRunArgs(self._update_op)

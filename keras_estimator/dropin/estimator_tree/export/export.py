@@ -15,6 +15,7 @@ from keras_estimator.export.receivers import (
     SupervisedInputReceiver,
     TensorServingInputReceiver,
     _check_key,
+    _check_tensor,
     _placeholder_like,
     _placeholders_like,
     _wrap_and_check,
@@ -28,6 +29,7 @@ SINGLE_RECEIVER_DEFAULT_NAME = SINGLE_RECEIVER_KEY
 SINGLE_LABEL_DEFAULT_NAME = SINGLE_LABEL_KEY
 
 __all__ = [
+    "_check_tensor",
     "SINGLE_FEATURE_DEFAULT_NAME",
     "SINGLE_LABEL_DEFAULT_NAME",
     "SINGLE_RECEIVER_DEFAULT_NAME",
