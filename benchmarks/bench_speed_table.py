@@ -315,6 +315,33 @@ def _versions(runs: dict) -> str:
     return "; ".join(parts)
 
 
+def cpu_model() -> str:
+    """The processor's model name (Linux /proc/cpuinfo; else `platform.processor()`)."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
+
+
+def matmul_gflops(size: int = 1024, repeats: int = 5) -> float:
+    """A calibration of this machine: the best of `repeats` float32 `size`x`size` matmuls,
+    in GFLOP/s, through TensorFlow (what the workloads' kernels run on)."""
+    import tensorflow as tf
+
+    a = tf.random.stateless_uniform([size, size], seed=[1, 2])
+    tf.linalg.matmul(a, a).numpy()  # warm up the kernel
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        tf.linalg.matmul(a, a).numpy()
+        best = min(best, time.perf_counter() - start)
+    return 2 * size**3 / best / 1e9
+
+
 def report(args: argparse.Namespace, passes: dict[str, dict], argv: list[str]) -> str:
     """The table of each pass ("quiet", and "contended" with `--contended`)."""
     labels = _labels(args)
@@ -327,7 +354,8 @@ def report(args: argparse.Namespace, passes: dict[str, dict], argv: list[str]) -
     lines = [
         f"`{shlex.join(['python', 'benchmarks/bench_speed_table.py', *argv])}`",
         "",
-        f"{now}; {os.cpu_count()} CPUs ({platform.machine()}); {args.reps} repetition(s), "
+        f"{now}; {os.cpu_count()} CPUs ({platform.machine()}, {cpu_model()}; "
+        f"1024x1024 float32 matmul {matmul_gflops():.0f} GFLOP/s); {args.reps} repetition(s), "
         f"medians; timed steps: " + ", ".join(f"{k} {v}" for k, v in steps.items()) + ".",
         _versions(first) + ".",
     ]
