@@ -2,9 +2,12 @@
 in a fresh copy, the program runs through `keras-estimator run` (and on the tf.estimator 2.15
 venv where it exists), and the table reads the final evaluation dict and the first error."""
 
+import base64
+import hashlib
 import os
 import sys
 import textwrap
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -15,7 +18,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from tools.corpus import datagen, runner, table  # noqa: E402
 from tools.corpus.recipe import Edit, Recipe  # noqa: E402
 
-REFERENCE_PYTHON = "/tmp/venv215/bin/python"
+# The tensorflow-estimator 2.15 venv, where this machine has one.
+REFERENCE_PYTHON = next(
+    (p for p in ("/tmp/venv215/bin/python", "/work/venv215/bin/python") if os.path.exists(p)),
+    "/tmp/venv215/bin/python",
+)
 
 # Ours, written for this test: a TF 1.x-style script (tf.logging, tf.layers, a custom model_fn)
 # that reads a CSV and evaluates.
@@ -147,7 +154,7 @@ def test_the_program_runs_here_and_the_table_shows_it(checkouts, tmp_path):
 
 @pytest.mark.skipif(
     not os.path.exists(REFERENCE_PYTHON),
-    reason="needs the tensorflow-estimator 2.15 venv at /tmp/venv215",
+    reason="needs the tensorflow-estimator 2.15 venv (/tmp/venv215 or /work/venv215)",
 )
 def test_the_same_edits_run_on_tf_estimator_2_15(checkouts, tmp_path):
     outcome = runner.run_case(
@@ -177,3 +184,96 @@ def test_the_summary_counts_comparable_metrics_only_where_2_15_logged_some():
         in text
     )
     assert "run here with no edit to their code: 2/2 (100%)" in text
+
+
+def _tiny_wheel(folder: Path) -> Path:
+    """A wheel of ours, made by hand: package corpus_tiny_lib with ANSWER = 42."""
+    files = {
+        "corpus_tiny_lib/__init__.py": "ANSWER = 42\n",
+        "corpus_tiny_lib-0.1.dist-info/METADATA": (
+            "Metadata-Version: 2.1\nName: corpus-tiny-lib\nVersion: 0.1\n"
+        ),
+        "corpus_tiny_lib-0.1.dist-info/WHEEL": (
+            "Wheel-Version: 1.0\nGenerator: ours\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+        ),
+    }
+    record = []
+    for name, text in files.items():
+        digest = base64.urlsafe_b64encode(hashlib.sha256(text.encode()).digest()).rstrip(b"=")
+        record.append(f"{name},sha256={digest.decode()},{len(text.encode())}")
+    record.append("corpus_tiny_lib-0.1.dist-info/RECORD,,")
+    files["corpus_tiny_lib-0.1.dist-info/RECORD"] = "\n".join(record) + "\n"
+    wheel = folder / "corpus_tiny_lib-0.1-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as archive:
+        for name, text in files.items():
+            archive.writestr(name, text)
+    return wheel
+
+
+LIBRARY_USER = """
+import sys
+
+import corpus_tiny_lib
+
+MODEL = "first"
+print("library answer", corpus_tiny_lib.ANSWER, "from", corpus_tiny_lib.__file__, MODEL)
+"""
+
+
+def _library_recipe(wheel: Path) -> Recipe:
+    return Recipe(
+        name="ours-library",
+        repo="example/tiny",
+        commit="0" * 40,
+        folder="prog",
+        entry="use.py",
+        kind="test program using a pip package",
+        variant=(Edit("use.py", 'MODEL = "first"', 'MODEL = "second"'),),
+        pip=(str(wheel),),
+    )
+
+
+def test_pip_packages_go_to_a_side_folder_once_and_on_both_sides_path(tmp_path, monkeypatch):
+    checkouts = tmp_path / "checkouts"
+    program = checkouts / "example+tiny" / "prog" / "use.py"
+    program.parent.mkdir(parents=True)
+    program.write_text(LIBRARY_USER)
+    recipe = _library_recipe(_tiny_wheel(tmp_path))
+    pythons = runner.Pythons(REFERENCE_PYTHON, sys.executable)
+
+    outcome = runner.run_case(recipe, "unmodified", checkouts, tmp_path / "work", pythons, 240)
+
+    side = runner.pip_dir(recipe, checkouts)
+    assert side is not None and side.is_relative_to(checkouts.resolve())
+    assert (side / "corpus_tiny_lib" / "__init__.py").exists()
+    assert outcome.status == "pass", outcome.log[-3000:]
+    # The package came from the side folder; the variant edit applies to the unmodified case.
+    assert f"library answer 42 from {side}" in outcome.log and "second" in outcome.log
+    for here in (True, False):
+        paths = runner._environment(recipe, tmp_path, here, side)["PYTHONPATH"].split(os.pathsep)
+        assert str(side) in paths
+        assert (paths[0] == str(runner.PROJECT_DIR)) == here
+    # Installed once: a second run does not call pip again.
+    monkeypatch.setattr(runner.subprocess, "run", lambda *a, **k: pytest.fail("pip ran again"))
+    assert runner.install_pip(recipe, checkouts, sys.executable) == side
+
+
+def test_a_recipe_without_pip_packages_gets_no_side_folder(tmp_path):
+    assert runner.pip_dir(_recipe(), tmp_path) is None
+    assert runner.install_pip(_recipe(), tmp_path, sys.executable) is None
+
+
+@pytest.mark.skipif(
+    not os.path.exists(REFERENCE_PYTHON),
+    reason="needs the tensorflow-estimator 2.15 venv (/tmp/venv215 or /work/venv215)",
+)
+def test_the_2_15_side_imports_the_same_pip_packages(tmp_path):
+    checkouts = tmp_path / "checkouts"
+    program = checkouts / "example+tiny" / "prog" / "use.py"
+    program.parent.mkdir(parents=True)
+    program.write_text(LIBRARY_USER)
+    recipe = _library_recipe(_tiny_wheel(tmp_path))
+    pythons = runner.Pythons(REFERENCE_PYTHON, sys.executable)
+    outcome = runner.run_case(recipe, "2.15", checkouts, tmp_path / "work", pythons, 240)
+    assert outcome.status == "pass", outcome.log[-3000:]
+    assert f"library answer 42 from {runner.pip_dir(recipe, checkouts)}" in outcome.log

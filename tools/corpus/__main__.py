@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from tools.corpus import checkout, runner, table
+from tools.corpus import checkout, library_tests, runner, table
 from tools.corpus.recipes import RECIPES
 
 
@@ -24,6 +24,11 @@ def _checkout(args: argparse.Namespace) -> None:
     by_repo: dict[tuple[str, str], set[str]] = {}
     for recipe in _selected(args.only):
         by_repo.setdefault((recipe.repo, recipe.commit), set()).add(recipe.folder)
+    # The peer suites' test files (library_tests.py), from the same checkouts.
+    for suite in library_tests.SUITES:
+        if (suite.repo, suite.commit) in by_repo:
+            folders = {str(Path(name).parent) for name in suite.files + suite.support}
+            by_repo[(suite.repo, suite.commit)].update(folders)
     for (repo, commit), folders in by_repo.items():
         target = checkout.checkout_dir(args.checkouts, repo)
         git_dir = checkout.find_git_dir(args.mirror_root, repo) if args.mirror_root else None
@@ -33,6 +38,10 @@ def _checkout(args: argparse.Namespace) -> None:
         else:
             count = checkout.extract(git_dir, commit, sorted(folders), target)
             print(f"{repo}: {count} files at {commit[:10]} from {git_dir}")
+    for recipe in _selected(args.only):
+        packages = runner.install_pip(recipe, args.checkouts, args.python)
+        if packages is not None:
+            print(f"{recipe.name}: {', '.join(recipe.pip)} in {packages}")
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -45,8 +54,10 @@ def _run(args: argparse.Namespace) -> int:
         for case in cases:
             if case == "2.15" and not Path(args.reference_python).exists():
                 continue
-            if case == "edited" and not recipe.edits and "unmodified" in outcomes:
-                outcomes[case] = outcomes["unmodified"]
+            # Without edits the edited and unmodified cases run the same code: run it once.
+            twin = {"edited": "unmodified", "unmodified": "edited"}.get(case, "")
+            if not recipe.edits and twin in outcomes:
+                outcomes[case] = outcomes[twin]
                 continue
             outcomes[case] = runner.run_case(
                 recipe, case, args.checkouts, args.work, pythons, args.timeout
@@ -90,7 +101,9 @@ def _table(args: argparse.Namespace) -> int:
         for case in runner.CASES:
             outcome = runner.load(folder / f"{case}.json")
             if outcome is None and case == "edited" and not recipe.edits:
-                outcome = outcomes.get("unmodified")
+                outcome = runner.load(folder / "unmodified.json")
+            if outcome is None and case == "unmodified" and not recipe.edits:
+                outcome = outcomes.get("edited")
             log_file = folder / case / "corpus.log"
             exit_0 = outcome is not None and (
                 outcome.status == "pass" or outcome.error.startswith("exit 0 after")
@@ -121,6 +134,11 @@ def main(argv: list[str] | None = None) -> int:
         type=Path,
         default=None,
         help="folder of git mirrors <owner>+<name>/repo (else git clone)",
+    )
+    co.add_argument(
+        "--python",
+        default=sys.executable,
+        help="whose pip installs the recipes' `pip` packages (--no-deps --target)",
     )
     co.add_argument("only", nargs="*")
     rn = sub.add_parser("run", help="run the recipes and print the table")

@@ -90,6 +90,17 @@ def strings(values: Sequence[str]) -> Feature:
     return lambda rng: ("bytes", [values[int(rng.integers(len(values)))].encode()])
 
 
+def tokens(vocabulary: Sequence[str], low: int = 1, high: int = 5) -> Feature:
+    """A bytes list of `low` to `high - 1` words of the vocabulary."""
+    return lambda rng: (
+        "bytes",
+        [
+            vocabulary[int(i)].encode()
+            for i in rng.integers(len(vocabulary), size=int(rng.integers(low, high)))
+        ],
+    )
+
+
 def jpeg(height: int = 32, width: int = 32) -> Feature:
     def make(rng: np.random.Generator) -> tuple[str, list]:
         import tensorflow as tf
@@ -115,18 +126,73 @@ def tfrecord_file(
     options = tf.io.TFRecordOptions(compression_type=compression) if compression else None
     with tf.io.TFRecordWriter(str(path), options) as writer:
         for _ in range(rows):
-            feature = {}
-            for key, make in features.items():
-                kind, values = make(rng)
-                if kind == "float":
-                    feature[key] = tf.train.Feature(float_list=tf.train.FloatList(value=values))
-                elif kind == "int64":
-                    feature[key] = tf.train.Feature(int64_list=tf.train.Int64List(value=values))
-                else:
-                    feature[key] = tf.train.Feature(bytes_list=tf.train.BytesList(value=values))
-            example = tf.train.Example(features=tf.train.Features(feature=feature))
-            writer.write(example.SerializeToString())
+            writer.write(example_bytes(features, rng))
     return path
+
+
+def example_bytes(features: dict[str, Feature], rng: np.random.Generator) -> bytes:
+    """One serialized tf.train.Example of the given features."""
+    import tensorflow as tf
+
+    feature = {}
+    for key, make in features.items():
+        kind, values = make(rng)
+        if kind == "float":
+            feature[key] = tf.train.Feature(float_list=tf.train.FloatList(value=values))
+        elif kind == "int64":
+            feature[key] = tf.train.Feature(int64_list=tf.train.Int64List(value=values))
+        else:
+            feature[key] = tf.train.Feature(bytes_list=tf.train.BytesList(value=values))
+    return tf.train.Example(features=tf.train.Features(feature=feature)).SerializeToString()
+
+
+def _length_delimited(field: int, payload: bytes) -> bytes:
+    """A protobuf length-delimited field: key (field << 3 | 2), varint length, payload."""
+    out = bytearray([field << 3 | 2])
+    size = len(payload)
+    while size > 0x7F:
+        out.append(size & 0x7F | 0x80)
+        size >>= 7
+    out.append(size)
+    return bytes(out) + payload
+
+
+def elwc_file(
+    path: Path,
+    context: dict[str, Feature],
+    examples: dict[str, Feature],
+    rows: int = 32,
+    list_sizes: tuple[int, int] = (2, 6),
+    seed: int = 0,
+) -> Path:
+    """TF-Ranking's ExampleListWithContext records (tensorflow.serving's proto: `repeated
+    Example examples = 1; Example context = 2;`), encoded here so that no serving package
+    is needed: each record one context Example and a list of `list_sizes` [low, high) ones."""
+    import tensorflow as tf
+
+    rng = np.random.default_rng(seed)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with tf.io.TFRecordWriter(str(path)) as writer:
+        for _ in range(rows):
+            size = int(rng.integers(*list_sizes))
+            record = b"".join(
+                _length_delimited(1, example_bytes(examples, rng)) for _ in range(size)
+            )
+            writer.write(record + _length_delimited(2, example_bytes(context, rng)))
+    return path
+
+
+def libsvm_ranking_file(
+    path: Path, queries: int = 16, documents: int = 6, features: int = 8, seed: int = 0
+) -> Path:
+    """LETOR / LibSVM ranking lines, `label qid:Q index:value ...` (graded labels 0-4)."""
+    rng = np.random.default_rng(seed)
+    lines = []
+    for query in range(1, queries + 1):
+        for _ in range(int(rng.integers(2, documents + 1))):
+            values = " ".join(f"{i}:{rng.uniform(-1, 1):.4f}" for i in range(1, features + 1))
+            lines.append(f"{int(rng.integers(0, 5))} qid:{query} {values}")
+    return text_file(path, lines)
 
 
 def module_file(path: Path, source: str) -> Path:

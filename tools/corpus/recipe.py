@@ -26,6 +26,14 @@ class Recipe:
     own generator; it may also write small helper modules of ours that an edit imports).
     `edits` are what 2.15 needs (the same edits are run here too); the unmodified case runs
     the program's own code with the same data and arguments.
+
+    `variant` edits are applied in every case, the unmodified one included: the program as a
+    user of a library adapts it (e.g. which of the library's model classes an example
+    builds), not a change 2.15 needs. `pip` names packages (requirement specifiers, or paths
+    of wheel files) installed unmodified with `pip install --no-deps --target` into a side
+    folder outside the project (under the checkouts folder; their metadata may pin an old
+    TensorFlow, hence no dependencies) and put on `PYTHONPATH` on both sides: a library
+    built on tf.estimator that the program imports.
     """
 
     name: str
@@ -37,6 +45,8 @@ class Recipe:
     args: tuple[str, ...] = ()
     data: Callable[[Path], None] | None = None
     edits: tuple[Edit, ...] = ()
+    variant: tuple[Edit, ...] = ()
+    pip: tuple[str, ...] = ()
     pythonpath: tuple[str, ...] = ()
     timeout: int = 300
     note: str = ""

@@ -8,6 +8,7 @@ from pathlib import Path
 from tools.corpus import datagen as g
 from tools.corpus.recipe import Edit, Recipe, tf1
 from tools.corpus.recipes_bert_era import BERT_ERA
+from tools.corpus.recipes_libraries import LIBRARIES
 
 AYMERIC = ("aymericdamien/TensorFlow-Examples", "6dcbe14649163814e72a22a999f20c5e247ce988")
 CMLS = ("GoogleCloudPlatform/cloudml-samples", "efddc4a9898127e55edc0946557aca4bfaf59705")
@@ -950,3 +951,4 @@ RECIPES += [
         note="needs PyYAML on both sides (the program's params_dict)",
     ),
 ]
+RECIPES += LIBRARIES

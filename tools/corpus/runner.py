@@ -3,12 +3,14 @@
 Cases: `2.15` (tensorflow-estimator 2.15 venv, recipe edits), `edited` (keras_estimator
 through `keras-estimator run`, the same edits) and `unmodified` (keras_estimator, the
 program's own code; data and arguments as for the others). `check` is
-`keras-estimator check` on the unmodified entry file.
+`keras-estimator check` on the unmodified entry file. A recipe's `pip` packages are installed
+once into a side folder under the checkouts folder and put on both sides' `PYTHONPATH`.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import os
 import re
@@ -78,17 +80,55 @@ def prepare(recipe: Recipe, checkouts: Path, work: Path, edited: bool) -> None:
         notebook_to_script(work / recipe.entry)
     if recipe.data is not None:
         recipe.data(work)
-    if edited:
-        for edit in recipe.edits:
-            path = work / _script_path(edit.file)
-            text = path.read_text()
-            if edit.old not in text:
-                raise ValueError(
-                    f"Recipe {recipe.name}: the text to replace is not in {edit.file}; the "
-                    f"checkout is not at the recipe's commit, or the edit is stale. "
-                    f"Received: old={edit.old[:80]!r}"
-                )
-            path.write_text(text.replace(edit.old, edit.new))
+    for edit in recipe.variant + (recipe.edits if edited else ()):
+        path = work / _script_path(edit.file)
+        text = path.read_text()
+        if edit.old not in text:
+            raise ValueError(
+                f"Recipe {recipe.name}: the text to replace is not in {edit.file}; the "
+                f"checkout is not at the recipe's commit, or the edit is stale. "
+                f"Received: old={edit.old[:80]!r}"
+            )
+        path.write_text(text.replace(edit.old, edit.new))
+
+
+def pip_dir(recipe: Recipe, checkouts: Path) -> Path | None:
+    """Where the recipe's `pip` packages are installed: `<checkouts>/pip/<key>/site-packages`,
+    one folder per set of packages (named site-packages, which `keras-estimator run` takes
+    for installed code, never for the script's own modules). None without packages."""
+    if not recipe.pip:
+        return None
+    key = hashlib.sha256("\n".join(sorted(recipe.pip)).encode()).hexdigest()[:12]
+    return checkouts.resolve() / "pip" / key / "site-packages"
+
+
+def install_pip(recipe: Recipe, checkouts: Path, python: str) -> Path | None:
+    """Installs the recipe's `pip` packages (once; `pip install --no-deps --target`, with
+    `python`'s pip) and returns their folder, or None without packages."""
+    target = pip_dir(recipe, checkouts)
+    if target is None:
+        return None
+    marker = target.parent / "installed.txt"
+    wanted = "\n".join(sorted(recipe.pip)) + "\n"
+    if target.is_dir() and marker.exists() and marker.read_text() == wanted:
+        return target
+    partial = target.parent / "partial"
+    if partial.exists():
+        shutil.rmtree(partial)
+    partial.parent.mkdir(parents=True, exist_ok=True)
+    command = [python, "-m", "pip", "install", "--no-deps", "--no-input", "--quiet"]
+    command += ["--disable-pip-version-check", "--target", str(partial), *recipe.pip]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=900)
+    if done.returncode != 0:
+        raise RuntimeError(
+            f"Recipe {recipe.name}: pip could not install {list(recipe.pip)} into {partial} "
+            f"(exit {done.returncode}). Received: {done.stderr.strip()[-400:]}"
+        )
+    if target.exists():
+        shutil.rmtree(target)
+    partial.rename(target)
+    marker.write_text(wanted)
+    return target
 
 
 def _command(recipe: Recipe, python: str, through_run: bool, work: Path) -> list[str]:
@@ -100,9 +140,13 @@ def _command(recipe: Recipe, python: str, through_run: bool, work: Path) -> list
     return [python, *target, *args]
 
 
-def _environment(recipe: Recipe, work: Path, here: bool) -> dict[str, str]:
+def _environment(
+    recipe: Recipe, work: Path, here: bool, packages: Path | None = None
+) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "TF_USE_LEGACY_KERAS")}
     paths = [str(SITE_DIR)] + [str(work / p) for p in recipe.pythonpath]
+    if packages is not None:
+        paths.append(str(packages))
     if here:
         paths.insert(0, str(PROJECT_DIR))
     env.update(
@@ -189,7 +233,8 @@ def run_case(
     here = case != "2.15"
     try:
         prepare(recipe, checkouts, work, edited=case != "unmodified")
-    except (OSError, ValueError) as error:
+        packages = install_pip(recipe, checkouts, pythons.here)
+    except (OSError, ValueError, RuntimeError, subprocess.TimeoutExpired) as error:
         return Outcome("fail", error=f"prepare: {error}"[:300])
     (work / ".home").mkdir(exist_ok=True)
     python = pythons.here if here else pythons.reference
@@ -199,7 +244,7 @@ def run_case(
         done = subprocess.run(
             command,
             cwd=work,
-            env=_environment(recipe, work, here),
+            env=_environment(recipe, work, here, packages),
             capture_output=True,
             text=True,
             timeout=timeout or recipe.timeout,
@@ -245,10 +290,11 @@ def run_check(recipe: Recipe, checkouts: Path, work_root: Path, pythons: Pythons
     """`keras-estimator check` on the unmodified entry file; its exit status."""
     work = work_root / recipe.name / "check"
     prepare(recipe, checkouts, work, edited=False)
+    packages = install_pip(recipe, checkouts, pythons.here)
     done = subprocess.run(
         [pythons.here, "-m", "keras_estimator", "check", _script_path(recipe.entry_file)],
         cwd=work,
-        env=_environment(recipe, work, True),
+        env=_environment(recipe, work, True, packages),
         capture_output=True,
         text=True,
         timeout=300,
