@@ -12,8 +12,9 @@ After `install()`:
   `...export.export`, `...canned.dnn`, ..., and the same under TensorFlow's own former
   estimator path, `seam.legacy_paths.ESTIMATOR_MODULE_ROOTS`) are importable and hold
   our classes;
-- `tf.keras.layers.DenseFeatures` and `tf.keras.estimator.model_to_estimator`
-  (`keras_estimator.keras_bridge`), which Keras 3 dropped;
+- `tf.keras.layers.DenseFeatures`, `tf.keras.experimental.SequenceFeatures` and
+  `tf.keras.estimator.model_to_estimator` (`keras_estimator.keras_bridge`), which Keras 3
+  dropped;
 - `tf.compat.v1.nn.rnn_cell` holds TensorFlow's TF1 cells (`dropin.rnn_cell`), which Keras
   3's lazy loader there refuses;
 - Keras 3's `Model.compile(optimizer=...)` takes a `tf.compat.v1.train` optimizer, as
@@ -182,6 +183,13 @@ def _namespace_attributes() -> list[tuple[Any, str, Any]]:
     bridge = importlib.import_module("keras_estimator.keras_bridge.model_to_estimator")
     dense_features = importlib.import_module("keras_estimator.keras_bridge.dense_features")
     attributes += [(keras_layers, "DenseFeatures", dense_features.DenseFeatures)]
+    # tf.keras.experimental.SequenceFeatures, which Keras 3 dropped with the namespace.
+    sequence_features = importlib.import_module("keras_estimator.keras_bridge.sequence_features")
+    experimental = getattr(keras_root, "experimental", None)
+    if experimental is None:
+        experimental = _alias_module(f"{keras_root.__name__}.experimental", None)
+        attributes += [(keras_root, "experimental", experimental)]
+    attributes += [(experimental, "SequenceFeatures", sequence_features.SequenceFeatures)]
     attributes += [(keras_root, "estimator", bridge)]  # tf.keras.estimator.model_to_estimator
     return attributes
 
