@@ -39,6 +39,7 @@ try:
     from keras.src import optimizers as _keras_optimizers
     from keras.src.backend.common import global_state as _keras_global_state
     from keras.src.random import seed_generator as _keras_seed_generator
+    from keras.src.utils import naming as _keras_naming
     from tensorflow.core.function import trace_type as _trace_type
     from tensorflow.core.function.polymorphism import function_type as _function_type
     from tensorflow.python.client import pywrap_tf_session as _pywrap_tf_session
@@ -116,6 +117,9 @@ def _expectations() -> list[tuple[str, bool]]:
         ("keras.src.backend.common.global_state.get/set_global_attribute",
          hasattr(_keras_global_state, "get_global_attribute")
          and hasattr(_keras_global_state, "set_global_attribute")),
+        ("keras.src.utils.naming.to_snake_case (what auto_name names layers with)",
+         callable(getattr(_keras_naming, "to_snake_case", None))
+         and "to_snake_case" in _keras_naming.auto_name.__code__.co_names),
         ("keras.src.random.seed_generator.GLOBAL_SEED_GENERATOR",
          hasattr(_keras_seed_generator, "GLOBAL_SEED_GENERATOR")),
         ("keras.Variable._value", "_value" in _sets(keras.Variable._initialize)),
@@ -598,6 +602,22 @@ def fresh_keras_auto_names() -> Iterator[None]:
         yield
     finally:
         _keras_global_state.set_global_attribute("object_name_uids", previous)
+
+
+def keras2_private_layer_names() -> contextlib.AbstractContextManager:
+    """Within it, Keras names a layer of a class starting with `_` as tf.keras 2 did.
+
+    Keras 3 names an instance of `class _Add(Layer)` `__add`, which TensorFlow refuses as a
+    root name scope (DeepCTR's `_Add` called in a model_fn, outside any model's scope);
+    tf.keras 2 named it `private__add`, and so the layer's variables in 2.15's checkpoints.
+    """
+    original = _keras_naming.to_snake_case
+
+    def to_snake_case(name: str) -> str:
+        snake = original(name)
+        return "private" + snake if snake.startswith("_") else snake
+
+    return patched(_keras_naming, "to_snake_case", to_snake_case)
 
 
 @contextlib.contextmanager
