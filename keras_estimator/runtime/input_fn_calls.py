@@ -55,14 +55,16 @@ class _Recovery:
             index = len(self.datasets)
             self.datasets.append(dataset)
         with self.graph.as_default():
-            flat = tf.nest.flatten(dataset.element_spec)
+            # Composite elements (SparseTensor, RaggedTensor) by their component tensors.
+            flat = tf.nest.flatten(dataset.element_spec, expand_composites=True)
             holders = [
                 tf.compat.v1.placeholder(s.dtype, s.shape, name=f"iterator_{index}_element_{i}")
                 for i, s in enumerate(flat)
             ]
         for position, holder in enumerate(holders):
             self.holders[id(holder)] = (index, position, holder)
-        return tf.nest.pack_sequence_as(dataset.element_spec, holders)
+        with self.graph.as_default():
+            return tf.nest.pack_sequence_as(dataset.element_spec, holders, expand_composites=True)
 
     def needs_a_session(self) -> str | None:
         """What input_fn built on the elements that only a TF1 session runs (queues and
@@ -105,7 +107,7 @@ class _Recovery:
                 elements = [args if isinstance(specs[0], tuple) else args[0]]
             else:
                 elements = list(args)
-            flat = [tf.nest.flatten(element) for element in elements]
+            flat = [tf.nest.flatten(element, expand_composites=True) for element in elements]
             values = {}
             if computed:
                 input_map = {holder.name: flat[d][i] for d, i, holder in self.holders.values()}

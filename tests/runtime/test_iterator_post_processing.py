@@ -91,3 +91,29 @@ def test_post_processed_iterator_outputs_train_until_the_input_ends(tmp_path, ca
         est.train(lookup_table_labels, steps=2)
     assert "running it in a graph and session of its own" in caplog.text  # the table needs it
     assert est.get_variable_value("global_step") == 7
+
+
+def test_sparse_iterator_outputs_are_passed_and_post_processed(tmp_path):
+    """get_next() features holding SparseTensors (parsed tf.Examples, TF-Ranking's ELWC),
+    returned as they are and reduced into a dense feature."""
+    ids = tf.ragged.constant([[1, 2], [3], [4, 5, 6], [7]]).to_sparse()
+    seen = []
+
+    def input_fn():
+        dataset = tf.data.Dataset.from_tensor_slices({"ids": ids, "y": [0, 1, 0, 1]})
+        features = tf.compat.v1.data.make_one_shot_iterator(dataset.batch(2)).get_next()
+        label = features.pop("y")
+        features["total"] = tf.sparse.reduce_sum(features["ids"], axis=1)
+        return features, label
+
+    def sparse_model_fn(features, labels, mode):
+        assert isinstance(features["ids"], tf.SparseTensor)
+        w = tf.compat.v1.get_variable("w", [], initializer=tf.zeros_initializer())
+        loss = w * 0 + tf.reduce_sum(tf.cast(features["total"], tf.float32))
+        return estimator.EstimatorSpec(mode, loss=loss, predictions={"total": features["total"],
+                                       "ids": tf.sparse.to_dense(features["ids"])})  # fmt: skip
+
+    est = estimator.Estimator(sparse_model_fn, model_dir=str(tmp_path))
+    for prediction in est.predict(input_fn):
+        seen.append((int(prediction["total"]), list(prediction["ids"])))
+    assert seen == [(3, [1, 2, 0]), (3, [3, 0, 0]), (15, [4, 5, 6]), (7, [7, 0, 0])]
