@@ -3,6 +3,9 @@
 - `keras.utils.to_categorical(y=..., num_classes=..., dtype="float32")`: Keras 3 renamed
   the first argument `x` and dropped `dtype` (returning float64 for numpy input); tf.keras
   2's keywords and float32 default are taken again.
+- `MultiHeadAttention._build_from_signature(query, value, key=None)`: tf.keras 2's way to
+  build the layer for given inputs (TF-Ranking's document-interaction attention calls it);
+  Keras 3's is `build(query_shape, value_shape, key_shape)`.
 - `from tensorflow.python.keras import models` (`layers`, `optimizers`, `losses`,
   `metrics`, `callbacks`, `regularizers`, `utils`, and `Sequential` / `Model` / `Input`):
   TensorFlow's own frozen tf.keras 2 copy, whose layers do not mix with the Keras 3 ones
@@ -17,6 +20,7 @@ from typing import Any
 
 import keras
 import numpy as np
+import tensorflow as tf
 
 from keras_estimator.seam.internals import legacy_keras_package
 
@@ -66,13 +70,36 @@ def to_categorical(
     return keras.ops.cast(encoded, dtype)
 
 
+def _shape_of(value: Any) -> tuple | None:
+    """A tensor's or a shape's dimensions as a tuple (None stays None)."""
+    if value is None:
+        return None
+    return tuple(tf.TensorShape(getattr(value, "shape", value)).as_list())
+
+
+def build_from_signature(
+    self: keras.layers.MultiHeadAttention, query: Any, value: Any, key: Any = None
+) -> None:
+    """tf.keras 2's `MultiHeadAttention._build_from_signature` on Keras 3: builds the layer
+    for inputs like `query`, `value` (and `key`), tensors or shapes.
+
+    Example:
+        >>> layer = keras.layers.MultiHeadAttention(num_heads=2, key_dim=4)
+        >>> layer._build_from_signature(query=[8, 5, 16], value=[8, 5, 16])
+    """
+    self.build(_shape_of(query), _shape_of(value), _shape_of(key))
+
+
 def tf_keras2_attributes() -> list[tuple[Any, str, Any]]:
-    """(owner, attribute, value) for `install()`: to_categorical and the
-    `tensorflow.python.keras` names above."""
+    """(owner, attribute, value) for `install()`: to_categorical, MultiHeadAttention's
+    `_build_from_signature` and the `tensorflow.python.keras` names above."""
     legacy = legacy_keras_package()
     attributes: list[tuple[Any, str, Any]] = [(keras.utils, "to_categorical", to_categorical)]
+    if not hasattr(keras.layers.MultiHeadAttention, "_build_from_signature"):
+        mha = keras.layers.MultiHeadAttention
+        attributes.append((mha, "_build_from_signature", build_from_signature))
     attributes += [(legacy, name, value) for name, value in _LEGACY_KERAS_NAMES.items()]
     return attributes
 
 
-__all__ = ["tf_keras2_attributes", "to_categorical"]
+__all__ = ["build_from_signature", "tf_keras2_attributes", "to_categorical"]

@@ -19,6 +19,25 @@ def fetch_id(fetch: Any) -> Any:
     return fetch if isinstance(fetch, str) else id(fetch)
 
 
+# An input_fn run in a graph of its own (runtime/queue_input.py) keeps its session on that
+# graph, so a hook's `session.run(iterator.initializer, feed_dict=...)` runs there.
+_INPUT_SESSION_ATTR = "_keras_estimator_input_session"
+
+
+def attach_input_session(graph: tf.Graph, session: Any) -> None:
+    """Makes `session` (with a `run(fetches, feed_dict)`) the one of `graph`'s ops."""
+    setattr(graph, _INPUT_SESSION_ATTR, session)
+
+
+def _input_session_for(fetches: Any) -> Any:
+    """The input session whose graph `fetches` belong to, or None."""
+    for fetch in tf.nest.flatten(fetches):
+        session = getattr(getattr(fetch, "graph", None), _INPUT_SESSION_ATTR, None)
+        if session is not None:
+            return session
+    return None
+
+
 class HookSession:
     """What `run_context.session` and `end(session)` give hooks."""
 
@@ -37,6 +56,9 @@ class HookSession:
         self, fetches: Any, feed_dict: Any = None, options: Any = None, run_metadata: Any = None
     ):
         self.calls += 1
+        input_session = _input_session_for(fetches)
+        if input_session is not None:  # the input_fn's own graph (an iterator initializer)
+            return input_session.run(fetches, feed_dict=feed_dict)
         if feed_dict:
             raise NotImplementedError(
                 "session.run(feed_dict=...) is not supported by keras_estimator's hook "

@@ -22,6 +22,7 @@ from typing import Any
 
 import tensorflow as tf
 
+from keras_estimator.hooks.session import attach_input_session
 from keras_estimator.seam.patching import patched
 
 logger = logging.getLogger("keras_estimator")
@@ -32,6 +33,8 @@ _EAGER_REFUSALS = (
     "QueueRunners are not supported when eager execution is enabled",
     "Input pipelines based on Queues are not supported when eager execution is enabled",
     "Queue-based input pipelines have been replaced by `tf.data`",
+    # Placeholders fed by an iterator initializer in a hook (TF-Ranking's libsvm example).
+    "tf.placeholder() is not compatible with eager execution",
 )
 
 
@@ -118,7 +121,8 @@ class _QueueSession:
 
     def first_batch(self) -> Any:
         """Starts the session and runs one batch, kept for `batches` to yield first (its
-        values tell the shapes a queue without declared shapes produces)."""
+        values tell the shapes a queue without declared shapes produces). None: the input
+        is empty, or its iterator waits for a hook to initialize it (see `run`)."""
         with self._lock:
             if self._session is None:
                 self.start()
@@ -126,7 +130,18 @@ class _QueueSession:
                 self._pending = self._session.run(self._fetches)
             except tf.errors.OutOfRangeError:
                 self._pending = None  # an empty input: the dataset yields nothing
+            except tf.errors.FailedPreconditionError:
+                # An initializable iterator over placeholders: a hook's after_create_session
+                # runs its initializer with a feed_dict (`run`), as 2.15's session did.
+                self._pending = None
             return self._pending
+
+    def run(self, fetches: Any, feed_dict: Any = None) -> Any:
+        """`session.run` in the input's graph, for a hook (an iterator's initializer)."""
+        with self._lock:
+            if self._session is None:
+                self.start()
+            return self._session.run(fetches, feed_dict=feed_dict)
 
     def batches(self) -> Iterator[Any]:
         with self._lock:
@@ -141,6 +156,8 @@ class _QueueSession:
                     yield self._session.run(self._fetches)
                 except tf.errors.OutOfRangeError:
                     return  # a queue was closed and is empty: the input's end
+                except tf.errors.FailedPreconditionError as error:
+                    raise _uninitialized_input(error) from error
         finally:
             self.stop()
 
@@ -157,6 +174,17 @@ class _QueueSession:
             except (tf.errors.OpError, RuntimeError):
                 pass  # runner threads report the cancellation; the input has ended anyway
             self._session = None
+
+
+def _uninitialized_input(error: Exception) -> RuntimeError:
+    return RuntimeError(
+        f"The input_fn's iterator was not initialized ({str(error).splitlines()[0]}). An "
+        "initializable iterator over placeholders is initialized by a hook: its "
+        "after_create_session(session, coord) runs session.run(iterator.initializer, "
+        "feed_dict=...), as in 2.15. Fix: pass that hook to train() / evaluate() / predict() "
+        "in hooks=, or build the dataset from the arrays themselves "
+        "(tf.data.Dataset.from_tensor_slices(arrays))."
+    )
 
 
 def dataset_from_queue_input(input_fn: Callable, kwargs: dict) -> tuple[tf.data.Dataset, bool]:
@@ -180,6 +208,7 @@ def dataset_from_queue_input(input_fn: Callable, kwargs: dict) -> tuple[tf.data.
                 "return the tensors the queues produce (features dict, labels)."
             )
     session = _QueueSession(graph, element)
+    attach_input_session(graph, session)
     first = session.first_batch()
     if first is None:
         specs = tf.nest.map_structure(lambda t: _spec_of(t, None), element)

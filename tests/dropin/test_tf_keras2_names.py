@@ -53,3 +53,17 @@ def test_uninstall_gives_tensorflow_its_legacy_keras_back():
     from tensorflow.python.keras import models
 
     assert models is not keras.models and models.__name__ == "tensorflow.python.keras.models"
+
+
+def test_multi_head_attention_builds_from_a_signature_as_in_tf_keras_2(installed):
+    layer = tf.keras.layers.MultiHeadAttention(num_heads=2, key_dim=4, output_shape=6)
+    layer._build_from_signature(query=tf.TensorShape([3, 5, 8]), value=tf.zeros([3, 5, 8]))
+    assert layer.built
+    out = layer(tf.ones([3, 5, 8]), tf.ones([3, 5, 8]))
+    assert out.shape == (3, 5, 6)
+
+
+def test_uninstall_takes_build_from_signature_away():
+    estimator.install()
+    estimator.uninstall()
+    assert not hasattr(tf.keras.layers.MultiHeadAttention, "_build_from_signature")

@@ -8,6 +8,7 @@ from pathlib import Path
 from tools.corpus import datagen as g
 from tools.corpus.recipe import Edit, Recipe, tf1
 from tools.corpus.recipes_bert_era import BERT_ERA
+from tools.corpus.recipes_docs import DOCS
 from tools.corpus.recipes_libraries import LIBRARIES
 
 AYMERIC = ("aymericdamien/TensorFlow-Examples", "6dcbe14649163814e72a22a999f20c5e247ce988")
@@ -952,3 +953,4 @@ RECIPES += [
     ),
 ]
 RECIPES += LIBRARIES
+RECIPES += DOCS
