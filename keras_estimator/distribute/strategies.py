@@ -27,6 +27,34 @@ logger = logging.getLogger("keras_estimator")
 _EVAL_DISTRIBUTED = (tf.distribute.MirroredStrategy, tf.distribute.OneDeviceStrategy)
 
 
+# The TF2 strategy a tf.compat.v1.distribute one stands for, kept on the v1 object so every
+# look-up of the same RunConfig gives the same strategy (its variables live under it).
+_V2_ATTR = "_keras_estimator_v2_strategy"
+
+
+def _as_v2(strategy: Any) -> Any:
+    """A `tf.compat.v1.distribute` MirroredStrategy / OneDeviceStrategy (2.15's Estimator
+    ran those too) as the TF 2 strategy over the same devices; anything else as given.
+
+    Example:
+        >>> _as_v2(tf.compat.v1.distribute.MirroredStrategy())  # a tf.distribute one
+    """
+    if not isinstance(strategy, tf.compat.v1.distribute.Strategy):
+        return strategy
+    converted = getattr(strategy, _V2_ATTR, None)
+    if converted is not None:
+        return converted
+    devices = list(strategy.extended.worker_devices)
+    if isinstance(strategy, tf.compat.v1.distribute.MirroredStrategy):
+        converted = tf.distribute.MirroredStrategy(devices)
+    elif isinstance(strategy, tf.compat.v1.distribute.OneDeviceStrategy):
+        converted = tf.distribute.OneDeviceStrategy(devices[0])
+    else:
+        return strategy  # the v1 ParameterServerStrategy is run as it is (parameter_servers)
+    setattr(strategy, _V2_ATTR, converted)
+    return converted
+
+
 def _named_strategies(config: Any) -> tuple[Any, Any]:
     """RunConfig's (train_distribute, eval_distribute), DistributeConfig's filling gaps."""
     train, evaluate = config.train_distribute, config.eval_distribute
@@ -34,6 +62,7 @@ def _named_strategies(config: Any) -> tuple[Any, Any]:
     if distribute is not None:
         train = train or getattr(distribute, "train_distribute", None)
         evaluate = evaluate or getattr(distribute, "eval_distribute", None)
+    train, evaluate = _as_v2(train), _as_v2(evaluate)
     for name, strategy in (("train_distribute", train), ("eval_distribute", evaluate)):
         if strategy is not None and not isinstance(strategy, tf.distribute.Strategy):
             raise ValueError(

@@ -6,6 +6,11 @@
 - `MultiHeadAttention._build_from_signature(query, value, key=None)`: tf.keras 2's way to
   build the layer for given inputs (TF-Ranking's document-interaction attention calls it);
   Keras 3's is `build(query_shape, value_shape, key_shape)`.
+- `tf.keras.optimizers.legacy.Adagrad` / `Adam` / `Ftrl` / `RMSprop` / `SGD` / `Optimizer`
+  (tf.keras 2's optimizers, with the same arguments and defaults as Keras 3's): Keras 3
+  keeps the names only to raise; they become Keras 3's (a canned estimator trains with them
+  as with any Keras optimizer). The tensorflow/docs migration guide passes one to
+  `LinearEstimator`.
 - `from tensorflow.python.keras import models` (`layers`, `optimizers`, `losses`,
   `metrics`, `callbacks`, `regularizers`, `utils`, and `Sequential` / `Model` / `Input`):
   TensorFlow's own frozen tf.keras 2 copy, whose layers do not mix with the Keras 3 ones
@@ -95,6 +100,12 @@ def tf_keras2_attributes() -> list[tuple[Any, str, Any]]:
     `_build_from_signature` and the `tensorflow.python.keras` names above."""
     legacy = legacy_keras_package()
     attributes: list[tuple[Any, str, Any]] = [(keras.utils, "to_categorical", to_categorical)]
+    legacy_optimizers = getattr(keras.optimizers, "legacy", None)
+    if legacy_optimizers is not None:
+        attributes += [
+            (legacy_optimizers, name, getattr(keras.optimizers, name))
+            for name in ("Adagrad", "Adam", "Ftrl", "RMSprop", "SGD", "Optimizer")
+        ]
     if not hasattr(keras.layers.MultiHeadAttention, "_build_from_signature"):
         mha = keras.layers.MultiHeadAttention
         attributes.append((mha, "_build_from_signature", build_from_signature))

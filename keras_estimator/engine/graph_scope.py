@@ -76,6 +76,7 @@ def tf1_graph_scope(store: VariableStore, global_step: tf.Variable) -> Iterator[
         store.active(),
         internals.fresh_keras_auto_names(),
         internals.keras2_private_layer_names(),
+        internals.logging_hooks_taking_tensor_lists(),
         recording_checkpoint_initializers(store.checkpoint_initializers),
         # A Saver built in a traced step would add save/restore ops run on every step.
         internals.savers_without_ops(),

@@ -106,6 +106,17 @@ def _check_columns(feature_columns: Any) -> list:
     return sorted(columns, key=lambda column: column.name)
 
 
+def _as_tensors(features: dict) -> dict:
+    """Plain values of a features dict (lists, numbers, numpy arrays) as tensors."""
+    return {
+        key: value
+        if isinstance(value, tf.Tensor | tf.SparseTensor | tf.RaggedTensor | tf.Variable)
+        or keras.backend.is_keras_tensor(value)
+        else tf.convert_to_tensor(value)
+        for key, value in features.items()
+    }
+
+
 class DenseFeatures(keras.layers.Layer):
     """A layer producing a dense tensor from feature columns, as `tf.keras.layers.DenseFeatures`.
 
@@ -154,6 +165,9 @@ class DenseFeatures(keras.layers.Layer):
     def __call__(self, *args: Any, cols_to_output_tensors: dict | None = None, **kwargs: Any):
         # Keras copies the call's nested arguments: the caller's dict is filled here.
         self._call_state.cols_to_output_tensors = cols_to_output_tensors
+        if args and isinstance(args[0], dict):
+            # tf.keras 2 took plain values ({"type": [0, 1, 2]}); Keras 3 takes tensors only.
+            args = (_as_tensors(args[0]), *args[1:])
         try:
             return super().__call__(*args, **kwargs)
         finally:

@@ -975,3 +975,36 @@ def hook_tensors_accepting_variables() -> contextlib.AbstractContextManager:
         return original(obj)
 
     return patched(_basic_hooks, "_as_graph_element", as_graph_element)
+
+
+class _TensorTag:
+    """A tensor as a LoggingTensorHook tag: hashable and ordered by creation, printed as the
+    tensor (2.15's graph tensors were their own tags; traced ones are unhashable)."""
+
+    _made = itertools.count()
+
+    def __init__(self, tensor: Any) -> None:
+        self.tensor, self._order = tensor, next(self._made)
+
+    def __str__(self) -> str:
+        return str(self.tensor)
+
+    __repr__ = __str__
+
+    def __lt__(self, other: Any) -> bool:
+        return self._order < getattr(other, "_order", -1)
+
+
+def logging_hooks_taking_tensor_lists() -> contextlib.AbstractContextManager:
+    """Within it, `LoggingTensorHook([t1, t2])` (a list of tensors, each its own tag) works
+    in a traced step: TF's hook keys a dict by the tensors, which a traced graph's tensors
+    refuse (unhashable); each becomes a `_TensorTag` instead."""
+    hook = _V1.train.LoggingTensorHook
+    original = hook.__init__
+
+    def __init__(self: Any, tensors: Any, *args: Any, **kwargs: Any) -> None:
+        if isinstance(tensors, list | tuple):
+            tensors = {_TensorTag(t) if isinstance(t, tf.Tensor) else t: t for t in tensors}
+        original(self, tensors, *args, **kwargs)
+
+    return patched(hook, "__init__", __init__)

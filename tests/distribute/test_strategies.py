@@ -123,8 +123,10 @@ def test_input_context_and_hooks_under_mirrored(tmp_path, regression_data):
     by_name = StepByNameHook()
     est.train(input_fn, steps=3, hooks=[StepHook(), by_name])
     assert contexts == [(1, 0, 2, 8)]
-    assert steps == [1, 2, 3]  # the global step counts global steps, once each
-    assert by_name.seen == [1, 2, 3]  # fetches by variable name resolve under the strategy
+    # The global step counts global steps, once each; a hook reads the step each run
+    # starts from (as 2.15.1's session did), by object and by name under the strategy.
+    assert steps == [0, 1, 2]
+    assert by_name.seen == [0, 1, 2]
     assert by_name.kernel_shape == (4, 1)
     assert est.get_variable_value("global_step") == 3
 
@@ -186,3 +188,19 @@ def test_canned_dnn_classifier_under_mirrored_equals_one_device(tmp_path, optimi
     assert weights["single"].keys() == weights["mirrored"].keys()
     for name, value in weights["single"].items():
         np.testing.assert_allclose(weights["mirrored"][name], value, rtol=1e-5, atol=1e-7)
+
+
+def test_a_tf1_mirrored_strategy_runs_as_its_tf2_counterpart(tmp_path, regression_data):
+    """tf.compat.v1.distribute.MirroredStrategy in RunConfig (TensorFlow's r1 distribute
+    guide): trained under the TF 2 strategy over the same devices, one per v1 object."""
+    from keras_estimator.distribute.strategies import _as_v2
+
+    x, y = regression_data
+    v1_strategy = tf.compat.v1.distribute.MirroredStrategy(["/cpu:0"])
+    converted = _as_v2(v1_strategy)
+    assert (
+        isinstance(converted, tf2.distribute.MirroredStrategy) and _as_v2(v1_strategy) is converted
+    )
+    est = linear_estimator(tmp_path, v1_strategy)
+    est.train(dataset_input_fn(x, y, 16), steps=3)
+    assert est.get_variable_value("global_step") == 3

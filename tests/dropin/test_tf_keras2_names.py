@@ -67,3 +67,16 @@ def test_uninstall_takes_build_from_signature_away():
     estimator.install()
     estimator.uninstall()
     assert not hasattr(tf.keras.layers.MultiHeadAttention, "_build_from_signature")
+
+
+def test_legacy_optimizers_are_keras_3s_and_train_a_canned_estimator(installed, tmp_path):
+    optimizer = tf.keras.optimizers.legacy.Ftrl(learning_rate=0.1, l1_regularization_strength=0.1)
+    assert isinstance(optimizer, keras.optimizers.Ftrl)
+    column = tf.feature_column.numeric_column("x")
+    ftrl = tf.keras.optimizers.legacy.Ftrl
+    est = tf.estimator.LinearRegressor(
+        [column], model_dir=str(tmp_path), optimizer=lambda: ftrl(0.1)
+    )
+    x = np.arange(8, dtype="float32")
+    est.train(lambda: tf.data.Dataset.from_tensor_slices(({"x": x}, 2 * x)).batch(4), steps=2)
+    assert est.get_variable_value("global_step") == 2

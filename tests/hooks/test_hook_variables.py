@@ -71,3 +71,20 @@ def test_hook_tensors_accepting_variables_lets_a_tf_hook_begin_on_a_variable():
 
     trace()
     assert hook._current_tensors == {"v": variable}
+
+
+def test_a_logging_hook_given_a_list_of_tensors_in_the_model_fn_logs_them(tmp_path, caplog):
+    def model_fn(features, labels, mode):
+        w = tf.get_variable("w", [1, 1], initializer=tf.zeros_initializer())
+        loss = tf.losses.mean_squared_error(labels, tf.matmul(features["x"], w)[:, 0])
+        doubled = tf.identity(loss * 2, name="doubled")
+        train_op = tf.train.GradientDescentOptimizer(0.25).minimize(
+            loss, tf.train.get_global_step()
+        )
+        hook = tf.train.LoggingTensorHook([loss, doubled], every_n_iter=1)  # tensors as tags
+        return estimator.EstimatorSpec(mode, loss=loss, train_op=train_op, training_hooks=[hook])
+
+    with caplog.at_level(logging.INFO):
+        estimator.Estimator(model_fn, model_dir=str(tmp_path)).train(_input_fn, steps=2)
+    lines = [r.getMessage() for r in caplog.records if "doubled:0" in r.getMessage()]
+    assert len(lines) == 2 and "Tensor(" in lines[0] and " = 2.0" in lines[0]

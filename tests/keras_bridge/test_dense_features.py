@@ -166,3 +166,11 @@ def test_tf_keras_layers_dense_features_after_install():
     finally:
         estimator.uninstall()
     assert not hasattr(tf_module.keras.layers, "DenseFeatures")
+
+
+def test_plain_python_values_are_taken_as_tf_keras_2_took_them():
+    column = tf.feature_column.indicator_column(
+        tf.feature_column.categorical_column_with_identity("type", 3)
+    )
+    layer = DenseFeatures([column])
+    np.testing.assert_array_equal(layer({"type": [0, 1, 2]}), np.eye(3, dtype="float32"))
