@@ -55,13 +55,15 @@ def notebook_to_script(notebook: Path) -> Path:
                 line = line[: len(line) - len(stripped)] + "pass  # " + stripped
             lines.append(line)
         lines.append("")
-    script = notebook.with_suffix(".py")
+    script = notebook.parent / _script_path(notebook.name)
     script.write_text("\n".join(lines))
     return script
 
 
 def _script_path(name: str) -> str:
-    return name[: -len(".ipynb")] + ".py" if name.endswith(".ipynb") else name
+    """A notebook's script: `<stem>_notebook.py`, which no package's name shadows
+    (`keras.ipynb` as `keras.py` would hide the keras package from its own imports)."""
+    return name[: -len(".ipynb")] + "_notebook.py" if name.endswith(".ipynb") else name
 
 
 def prepare(recipe: Recipe, checkouts: Path, work: Path, edited: bool) -> None:
