@@ -433,6 +433,18 @@ class _BundleSaver:
             )
 
 
+class _ObjectCheckpointBundle:
+    """Writes `<prefix>.index` / `.data-*` of a `tf.train.Checkpoint`: object-based keys
+    (`var_list/var/.ATTRIBUTES/VARIABLE_VALUE`) and its object graph, what 2.15 saved when
+    a Scaffold's saver was one."""
+
+    def __init__(self, checkpoint: tf.train.Checkpoint) -> None:
+        self._checkpoint = checkpoint
+
+    def save(self, prefix: str) -> None:
+        self._checkpoint.write(prefix)
+
+
 class CheckpointWriter:
     """Saves `model.ckpt-N` with TF1 names and keeps the newest `keep_checkpoint_max`.
 
@@ -451,11 +463,16 @@ class CheckpointWriter:
         keep_checkpoint_max: int | None,
         keep_checkpoint_every_n_hours: float | None,
         basename: str = CHECKPOINT_BASENAME,
+        object_checkpoint: tf.train.Checkpoint | None = None,
     ) -> None:
         self.model_dir = model_dir
         self.basename = basename
         # It writes the .index / .data bundle only; the state file and retention are ours.
-        self._bundle = _BundleSaver({name: _saved_part(v) for name, v in variables.items()})
+        self._bundle: Any = (
+            _ObjectCheckpointBundle(object_checkpoint)
+            if object_checkpoint is not None
+            else _BundleSaver({name: _saved_part(v) for name, v in variables.items()})
+        )
         self._keep_max = keep_checkpoint_max or 0  # None or 0 keeps every checkpoint
         self._keep_every_secs = (keep_checkpoint_every_n_hours or 10000.0) * 3600
         # RunConfig's default, 10000 hours, keeps none in practice.

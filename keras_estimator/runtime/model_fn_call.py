@@ -12,8 +12,6 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-import tensorflow as tf
-
 from keras_estimator.runtime.model_fn_errors import note_model_fn_error
 from keras_estimator.spec.estimator_spec import EstimatorSpec, spec_for_mode
 from keras_estimator.spec.mode_keys import ModeKeys
@@ -123,7 +121,7 @@ class ModelFnCaller:
         self.config = config
         self._params_for = params_for
         self._to_spec = to_spec
-        self.train_scaffold_saver: tf.compat.v1.train.Saver | None = None
+        self.train_scaffold_saver: Any = None  # a Saver or a tf.train.Checkpoint
         # Set when a call's EstimatorSpec carried hooks or a Scaffold (the runtime resets
         # them before a trace): objects made per call, so a later call calls model_fn again.
         self.made_per_call = False

@@ -254,7 +254,8 @@ class ModelRuntime:
                 variables = {
                     n: store.variables[n] for n in trace.used if n not in store.local_names
                 }
-                self._restore(checkpoint, variables, follow_latest)
+                if not isinstance(getattr(scaffold, "saver", None), tf.train.Checkpoint):
+                    self._restore(checkpoint, variables, follow_latest)  # by TF1 names
                 restore_with_saver(scaffold, checkpoint, self._step_graphs.get(mode), store,
                                    variables)  # fmt: skip
             elif fresh:

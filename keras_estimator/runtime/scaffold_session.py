@@ -196,6 +196,11 @@ def restore_with_saver(
     var_list, a renaming dict included, decides what is read; without one, `variables`:
     those of the mode's step); True when it ran."""
     saver = getattr(scaffold, "saver", None)
+    if isinstance(saver, tf.train.Checkpoint):
+        # Object-based (2.15 restored with the Checkpoint's own saveables): its keys.
+        with internals.eager_mode():
+            saver.read(checkpoint).assert_existing_objects_matched()
+        return True
     if saver is None or not callable(getattr(saver, "restore", None)):
         return False
     with internals.eager_mode(), model_variables_collected(graph, variables):

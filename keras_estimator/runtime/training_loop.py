@@ -148,7 +148,7 @@ def make_saver(
     config: Any,
     runner: HookRunner,
     listeners: list,
-    scaffold_saver: tf.compat.v1.train.Saver | None = None,
+    scaffold_saver: Any = None,
 ) -> ListenedSaver | None:
     """The checkpoint saving tf.estimator would have done for this train() call.
 
@@ -193,7 +193,10 @@ def make_saver(
     if not config.is_chief:
         return None  # the saver is a chief-only hook in tf.estimator: workers do not save
     tf.io.gfile.makedirs(directory)
-    writer = ckpt_lib.CheckpointWriter(directory, variables, keep_max, keep_hours, basename)
+    # A tf.train.Checkpoint (the Scaffold's saver) writes object-based checkpoints, as 2.15.
+    object_checkpoint = user_saver if isinstance(user_saver, tf.train.Checkpoint) else None
+    writer = ckpt_lib.CheckpointWriter(directory, variables, keep_max, keep_hours, basename,
+                                       object_checkpoint=object_checkpoint)  # fmt: skip
     return ListenedSaver(writer, listeners, runner.session, save_steps, save_secs)
 
 

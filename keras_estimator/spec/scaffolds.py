@@ -2,7 +2,8 @@
 
 A Scaffold configured a TF1 session. Without a session its parts are interpreted:
 
-* `saver`: a `tf.compat.v1.train.Saver`'s retention (`max_to_keep`,
+* `saver`: a `tf.train.Checkpoint` writes and restores the checkpoints (object-based, as
+  2.15 saved with one); a `tf.compat.v1.train.Saver`'s retention (`max_to_keep`,
   `keep_checkpoint_every_n_hours`) is used for the checkpoints training writes; it always
   saves every variable, with TF1 names, into model_dir. When a checkpoint is restored, the
   Saver's `restore(session, path)` runs too (its var_list, a renaming dict included,
@@ -39,6 +40,9 @@ def check_scaffold(scaffold: Any) -> None:
         )
 
 
-def scaffold_saver(scaffold: Any) -> tf.compat.v1.train.Saver | None:
+def scaffold_saver(scaffold: Any) -> Any:
+    """The Scaffold's `tf.compat.v1.train.Saver`, or its `tf.train.Checkpoint` (2.15 saved
+    and restored object-based checkpoints with one: `var_list/var/.ATTRIBUTES/...` keys),
+    else None."""
     saver = getattr(scaffold, "saver", None)
-    return saver if isinstance(saver, tf.compat.v1.train.Saver) else None
+    return saver if isinstance(saver, tf.compat.v1.train.Saver | tf.train.Checkpoint) else None
