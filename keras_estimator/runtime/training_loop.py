@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import time
@@ -14,16 +15,15 @@ import tensorflow as tf
 from keras_estimator.checkpoint import checkpoint_files as ckpt_lib
 from keras_estimator.checkpoint.graph_files import StepGraphBuild
 from keras_estimator.distribute import cluster_barrier, step_agreement
-from keras_estimator.engine.summaries import write_scalars
 from keras_estimator.hooks.runner import HookRunner
 from keras_estimator.hooks.step_watcher import StepWatcher, hook_values
 from keras_estimator.runtime.input_pipeline import CallInput
 from keras_estimator.runtime.progress import TrainingProgress
+from keras_estimator.runtime.training_duties import ChunkDone, training_duties
 from keras_estimator.seam import internals
 
 logger = logging.getLogger("keras_estimator")
 
-_RATE = "global_step/sec"
 # Longest run of steps without a return to Python (time-based saves are checked between).
 _MAX_CHUNK = 1000
 _MAX_STEP = 2**63 - 1  # the global step is an int64: one step past this wraps to negative
@@ -247,137 +247,111 @@ def run_training(
 ) -> int:
     """Runs the compiled loop in chunks that end exactly where something is due.
 
-    A chunk ends at the next log line, checkpoint, `target`, or step a hook fetches from;
-    steps hooks need nothing from run together; a step a callback or a fetching hook
-    watches runs alone. At the end the hooks and callbacks end, and the final checkpoint
-    is written even when one of them raises there. Returns the final global step.
+    A chunk ends where the nearest duty is due (`runtime/training_duties.py`: the log line,
+    a checkpoint, the target, the input's length) or at a step a hook fetches from; steps
+    hooks need nothing from run together; a step a callback or a fetching hook watches
+    runs alone. At the end the hooks and callbacks end, and the final checkpoint is written
+    even when one of them raises there. Returns the final global step.
     """
-    runner = watcher.runner
-    log_every = config.log_step_count_steps
-    save_steps, save_secs = (saver.save_steps, saver.save_secs) if saver else (None, None)
-    last_save_time = last_log_time = time.time()
-    last_saved = last_log_step = step
-    ran_unsaved = False  # steps ran since the last save (KMeans' first steps keep the step)
-    loss = None
-    stop = False
     if target is not None:
         _refuse_step_overflow(step, max(target - step, 0), "this train() call asks for")
     progress = TrainingProgress(step, target)
-    started = step
-
-    def interrupted() -> bool:
-        return interrupt is not None and interrupt.requested
-
-    remaining = _batches_left(inputs.dataset) if runner.active else None
+    batches = _batches_left(inputs.dataset) if watcher.runner.active else None
+    duties = training_duties(step, target, config.log_step_count_steps, saver, summary_writer,
+                             progress, on_loss, batches)  # fmt: skip
     strategy = tf.distribute.get_strategy()
     lockstep = cluster_barrier.spans_several_tasks(strategy)  # multi-worker: same calls
+    done = ChunkDone(0, step, None, time.time())
+    stop = False
     while True:
-        ending = stop or interrupted() or (target is not None and step >= target)
+        ending = stop or (interrupt is not None and interrupt.requested)
+        ending = ending or (duties.target is not None and duties.target.reached(done.step))
         if ending and not lockstep:
             break
-        chunk = config.steps_per_execution or _MAX_CHUNK
-        if log_every:
-            # End right after the step that *starts* at a multiple of log_every: its loss
-            # is what tf.estimator logged as "loss = ..., step = <multiple>".
-            chunk = min(chunk, (1 - step) % log_every or log_every)
-        if save_steps:
-            # tf.estimator's timer: the next save is save_steps after the last one.
-            chunk = min(chunk, max(last_saved + save_steps - step, 1))
-        if target is not None:
-            chunk = min(chunk, max(target - step, 0))
-        if remaining is not None:
-            # Hooks are walked ahead through a chunk: it must not outrun the input, so
-            # they see as many steps as ran (and, at the end, the one before_run more
-            # tf.estimator called before the input's OutOfRangeError).
-            chunk = max(min(chunk, remaining), 1)
+        chunk = duties.bound(done.step, config.steps_per_execution or _MAX_CHUNK)
         # Without a target (training until the input ends) the next chunk must fit too.
-        _refuse_step_overflow(step, chunk, "the next run of steps takes")
+        _refuse_step_overflow(done.step, chunk, "the next run of steps takes")
         if lockstep:
-            # Every task runs as many steps per call: the smallest run any task wants
-            # (the chief's end at its checkpoints; hooks or callbacks want one step).
-            # A task that ends (its hook, listener or callback asked to stop, a signal, its
-            # target) votes to stop: every task stops at this same step, none is left
-            # waiting in the next vote or in the end-of-training barrier.
-            wanted = 1 if watcher.active else chunk
-            chunk = step_agreement.agreed_steps(strategy, wanted, stop=ending)
+            chunk = _agreed_chunk(strategy, watcher, chunk, ending, done.step)
             if not chunk:
-                if not ending:
-                    logger.info("Another task of the cluster stopped training at step %d; "
-                                "this task stops there too.", step)  # fmt: skip
                 break
-        ran = 0
-        watched = watcher.active
-        if watched and chunk > 1:
-            quiet = watcher.quiet_steps(chunk)  # hooks walked ahead; no callback watches
-            if quiet:
-                chunk, watched = quiet, False
-        chunk = 1 if watched else chunk
-        # These steps are all the call runs (train(steps=1), say): see ChunkedLoop.
-        whole_call = target is not None and step == started and target - step == chunk
-        if watched:
-
-            def run_step(fetches: dict, whole_call: bool = whole_call) -> tuple[bool, dict, dict]:
-                step_loop = loop.with_fetches(fetches) if fetches else loop
-                # The call's `endless` for every step: one instance of a stateful step.
-                ran, logs = step_loop(
-                    inputs.iterator,
-                    tf.constant(1, tf.int64),
-                    endless=inputs.endless,
-                    whole_call=whole_call,
-                )
-                if int(ran):
-                    _refuse_non_finite(logs)  # before any after_run, as 2.15
-                return bool(int(ran)), logs, hook_values(logs)
-
-            logs, stop = watcher.step(step, run_step, lambda logs: {"loss": float(logs["loss"])})
-            ran = 0 if logs is None else 1
-        else:
-            ran, logs = loop(inputs.iterator, tf.constant(chunk, tf.int64), endless=inputs.endless,
-                             whole_call=whole_call)  # fmt: skip
-            ran = int(ran)
-            if ran:
-                _refuse_non_finite(logs)
-                stop = runner.stop_requested if runner.active else stop
-        if remaining is not None:
-            remaining = max(remaining - ran, 0)
-        ran_unsaved = ran_unsaved or ran > 0
-        if ran:
-            loss = float(logs["loss"])
-            step = int(logs["global_step"])
-            progress.update(step, loss)
-            if on_loss is not None:
-                on_loss(step, loss)
-        now = time.time()
-        if ran and log_every and (step - 1) % log_every == 0:
-            logger.info("loss = %s, step = %d", loss, step - 1)
-            if step - last_log_step >= log_every and now > last_log_time:
-                rate = (step - last_log_step) / (now - last_log_time)
-                logger.info("global_step/sec: %g", rate)
-                # tf.estimator's StepCounterHook wrote it to model_dir as well.
-                write_scalars(summary_writer, {_RATE: rate}, step)
-                last_log_time, last_log_step = now, step
-        due = (save_steps and step - last_saved >= save_steps) or (
-            save_secs and now - last_save_time >= save_secs
-        )
-        if saver is not None:
-            saver.raise_graph_errors()
-        if saver is not None and due and step != last_saved:
-            stop = saver.save(step) or stop
-            last_saved, last_save_time, ran_unsaved = step, time.time(), False
-        if ran < chunk:
+        asked, done, stop = _run_chunk(loop, inputs, watcher, chunk, done, target, step)
+        stop = duties.after(done) or stop
+        if done.ran < asked:
             break  # input exhausted
     inputs.release()  # deleted while the call ends (see CallInput)
-    progress.close(step, loss)
+    progress.close(done.step, done.loss)
     try:
-        watcher.end({"loss": loss} if loss is not None else {})
+        watcher.end({"loss": done.loss} if done.loss is not None else {})
     finally:
-        # A hook or callback raising in its end() must not cost the call's training. Steps
-        # that left the global step as it was (k-means choosing its centers) changed
-        # variables all the same: tf.estimator 2.15 saved them at step 0 after its hook.
-        if saver is not None and (step != last_saved or ran_unsaved):
-            saver.save(step, final=True)
+        # A hook or callback raising in its end() must not cost the call's training.
+        if duties.checkpoints is not None:
+            duties.checkpoints.save_final(done.step)
     # Multi-worker: return on every task only once the chief's final checkpoint is saved
     # (every task ended at this step, a stop on one task included: the vote above).
-    cluster_barrier.wait_for_every_task(strategy, step)
-    logger.info("Loss for final step: %s.", loss)
-    return step
+    cluster_barrier.wait_for_every_task(strategy, done.step)
+    logger.info("Loss for final step: %s.", done.loss)
+    return done.step
+
+
+def _agreed_chunk(strategy: Any, watcher: StepWatcher, chunk: int, ending: bool,
+                  step: int) -> int:  # fmt: skip
+    """Multi-worker: every task runs as many steps per call, the smallest run any task
+    wants (the chief's end at its checkpoints; hooks or callbacks want one step). A task
+    that ends (its hook, listener or callback asked to stop, a signal, its target) votes
+    to stop: every task stops at this same step, none is left waiting in the next vote or
+    in the end-of-training barrier. 0: stop."""
+    wanted = 1 if watcher.active else chunk
+    agreed = step_agreement.agreed_steps(strategy, wanted, stop=ending)
+    if not agreed and not ending:
+        logger.info("Another task of the cluster stopped training at step %d; this task "
+                    "stops there too.", step)  # fmt: skip
+    return agreed
+
+
+def _run_chunk(loop: Callable, inputs: CallInput, watcher: StepWatcher, chunk: int,
+               before: ChunkDone, target: int | None,
+               started: int) -> tuple[int, ChunkDone, bool]:  # fmt: skip
+    """Runs up to `chunk` steps: alone when a hook or callback watches the step, else as
+    one compiled run while the hooks are walked ahead. Returns (the steps asked for, what
+    ran, whether a hook or callback asked to stop)."""
+    watched = watcher.active
+    if watched and chunk > 1:
+        quiet = watcher.quiet_steps(chunk)  # hooks walked ahead; no callback watches
+        if quiet:
+            chunk, watched = quiet, False
+    chunk = 1 if watched else chunk
+    # These steps are all the call runs (train(steps=1), say): see ChunkedLoop.
+    whole_call = target is not None and before.step == started and target - before.step == chunk
+    if watched:
+        logs, stop = watcher.step(before.step, _single_step(loop, inputs, whole_call),
+                                  lambda logs: {"loss": float(logs["loss"])})  # fmt: skip
+        ran = 0 if logs is None else 1
+    else:
+        ran, logs = loop(inputs.iterator, tf.constant(chunk, tf.int64), endless=inputs.endless,
+                         whole_call=whole_call)  # fmt: skip
+        ran = int(ran)
+        if ran:
+            _refuse_non_finite(logs)
+        stop = watcher.runner.stop_requested if ran and watcher.runner.active else False
+    if not ran:
+        return chunk, dataclasses.replace(before, ran=0, now=time.time()), stop
+    done = ChunkDone(ran, int(logs["global_step"]), float(logs["loss"]), time.time())
+    return chunk, done, stop
+
+
+def _single_step(loop: Callable, inputs: CallInput, whole_call: bool) -> Callable:
+    """`run(fetches)` for the step watcher: one step with the hooks' fetches."""
+
+    def run_step(fetches: dict) -> tuple[bool, dict, dict]:
+        step_loop = loop.with_fetches(fetches) if fetches else loop
+        # The call's `endless` for every step: one instance of a stateful step.
+        ran, logs = step_loop(
+            inputs.iterator, tf.constant(1, tf.int64), endless=inputs.endless,
+            whole_call=whole_call,
+        )  # fmt: skip
+        if int(ran):
+            _refuse_non_finite(logs)  # before any after_run, as 2.15
+        return bool(int(ran)), logs, hook_values(logs)
+
+    return run_step
