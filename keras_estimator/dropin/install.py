@@ -170,6 +170,7 @@ def _namespace_attributes() -> list[tuple[Any, str, Any]]:
     estimator_v1 = importlib.import_module("keras_estimator.v1")  # 2.15's v1 classes
     contrib = importlib.import_module("keras_estimator.dropin.contrib")
     importlib.import_module("tensorflow.compat.v1")
+    importlib.import_module("tensorflow.compat.v2")  # `import tensorflow.compat.v2 as tf` (AdaNet)
     v1_modules = {id(tf.compat.v1): tf.compat.v1}
     v1_modules.update({id(m): m for n, m in list(sys.modules.items()) if n.endswith("compat.v1")})
     v2_modules = {id(tf): tf, id(tf.compat.v2): tf.compat.v2}

@@ -202,3 +202,18 @@ def test_unprovided_legacy_modules_fail_to_import_and_leave_nothing_behind():
     finally:
         estimator.uninstall()
     assert not [n for n in sys.modules if n.startswith("tensorflow_estimator")]
+
+
+def test_tensorflow_compat_v2_imported_after_install_holds_the_estimator():
+    """AdaNet does `import tensorflow.compat.v2 as tf` and subclasses tf.estimator.Estimator:
+    the module is first imported after install() there (a fresh process)."""
+    script = (
+        "import keras_estimator; keras_estimator.install()\n"
+        "import tensorflow.compat.v2 as tf\n"
+        "assert tf.estimator is keras_estimator, tf.estimator\n"
+        "keras_estimator.uninstall()\n"
+        "assert not hasattr(tf, 'estimator')\n"
+        "print('OK')\n"
+    )
+    result = run_python("-c", script)
+    assert result.returncode == 0 and "OK" in result.stdout, result.stderr[-2000:]
