@@ -32,7 +32,11 @@ from keras_estimator.migration import (
     tf1_api,
     v1_namespace,
 )
-from keras_estimator.migration.uncalled import uncalled_functions
+from keras_estimator.migration.uncalled import (
+    program_uncalled_spans,
+    runs_as_a_program,
+    uncalled_functions,
+)
 from keras_estimator.seam.legacy_paths import ESTIMATOR_MODULE_ROOTS
 
 MAX_FOLLOWED_FILES = 200  # a program's own modules checked through its imports, at most
@@ -424,9 +428,9 @@ def _scan_tree(tree: ast.AST, nodes: list[ast.AST], report: FileReport, bindings
     report.findings.sort(key=lambda f: (f.cell or 0, f.line))
 
 
-def _uncalled_caveat(finding: Finding, function: str) -> Finding:
+def _uncalled_caveat(finding: Finding, function: str, where: str = "script") -> Finding:
     """A blocking use inside a function the script never calls: `run` does not reach it."""
-    note = f"in {function}(), which nothing in this script calls: `run` does not reach it"
+    note = f"in {function}(), which nothing in this {where} calls: `run` does not reach it"
     return replace(finding, status="caveat", note=f"{note}; if called: {finding.note}")
 
 
@@ -588,7 +592,40 @@ def scan(paths: list[str], max_size: int = sources.MAX_SOURCE_BYTES) -> list[Fil
     reports += _follow_local_imports(reports, max_size)
     _link_local_imports(reports)
     _judge_imported_scripts_as_called(reports)
+    _judge_what_the_program_never_calls(reports)
     return reports
+
+
+def _judge_what_the_program_never_calls(reports: list[FileReport]) -> None:
+    """When a script is among the checked files: a blocking or TF1-only use inside a
+    function nothing in the checked program names (across its files: a trainer's unused
+    TFRecord reader in model.py) is a caveat, as `run` decides from the code that runs
+    (cli/run_command.py `tf1_evidence`). Without a script (a library) nothing changes."""
+    trees: dict[str, ast.AST] = {}
+    for report in reports:
+        if report.kind != "python":
+            continue
+        try:
+            with open(report.path, encoding="utf-8") as f:
+                trees[report.path] = tf1_api.parse(f.read(), report.path)
+        except (OSError, UnicodeDecodeError, SyntaxError, ValueError, RecursionError):
+            return  # a file the program runs that cannot be read: judge nothing as uncalled
+    if not any(runs_as_a_program(tree) for tree in trees.values()):
+        return
+    spans = program_uncalled_spans(trees)
+    for report in reports:
+        changed = False
+        for name, first, last in spans.get(report.path, []):
+            for index, finding in enumerate(report.findings):
+                if first <= finding.line <= last and finding.status in ("unsupported", "tf1_mode"):
+                    report.findings[index] = _uncalled_caveat(finding, name, "program")
+                    changed = True
+        if changed and not any(f.status == "tf1_mode" for f in report.findings):
+            # No longer a TF1-mode file: its canned estimators on `tensorflow` are v2's.
+            own = f"{v1_namespace.V1_NOTE}; {v1_namespace.V1_FIX}"
+            for finding, namespace in report.canned_uses:
+                if namespace != "v1" and finding.note.startswith(own):
+                    finding.note = finding.note[len(own) :].lstrip("; ")
 
 
 def _judge_imported_scripts_as_called(reports: list[FileReport]) -> None:

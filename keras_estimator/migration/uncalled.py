@@ -90,20 +90,10 @@ def uncalled_functions(tree: ast.AST) -> dict[int, str]:
     return {id(n): name for name in dead for n in inner[name]}
 
 
-def program_uncalled_nodes(trees: dict[str, ast.AST]) -> dict[str, set[int]]:
-    """For a program of several files (a script and the modules of its tree it imports):
-    `{path: ids of the nodes inside its top-level functions that nothing in the program
-    refers to}`.
-
-    Every file's module-level code runs (the script as `__main__`, the others on import);
-    a top-level, undecorated function other than `main` is live when a name, attribute or
-    string anywhere in that code, or in a live function, names it (`model.train(...)` in
-    the script keeps `train` of every file alive), and dead otherwise, as are helpers only
-    dead functions name. Nothing is dead in a program that looks names up by computed
-    strings (see `_DYNAMIC_LOOKUPS`).
-    """
+def _program_dead_functions(trees: dict[str, ast.AST]) -> dict[tuple[str, str], ast.AST]:
+    """`{(path, name): function node}` of the program's dead functions (see below)."""
     if any(_looks_up_names(list(ast.walk(tree))) for tree in trees.values()):
-        return {path: set() for path in trees}
+        return {}
     functions: dict[tuple[str, str], ast.AST] = {}
     outside: list[ast.AST] = []
     for path, tree in trees.items():
@@ -122,7 +112,38 @@ def program_uncalled_nodes(trees: dict[str, ast.AST]) -> dict[str, set[int]]:
         if not newly:
             break
         dead |= newly
+    return {key: functions[key] for key in dead}
+
+
+def program_uncalled_nodes(trees: dict[str, ast.AST]) -> dict[str, set[int]]:
+    """For a program of several files (a script and the modules of its tree it imports):
+    `{path: ids of the nodes inside its top-level functions that nothing in the program
+    refers to}`.
+
+    Every file's module-level code runs (the script as `__main__`, the others on import);
+    a top-level, undecorated function other than `main` is live when a name, attribute or
+    string anywhere in that code, or in a live function, names it (`model.train(...)` in
+    the script keeps `train` of every file alive), and dead otherwise, as are helpers only
+    dead functions name. Nothing is dead in a program that looks names up by computed
+    strings (see `_DYNAMIC_LOOKUPS`).
+    """
     result: dict[str, set[int]] = {path: set() for path in trees}
-    for path, name in dead:
-        result[path].update(id(n) for n in inner[(path, name)])
+    for (path, _), function in _program_dead_functions(trees).items():
+        result[path].update(id(n) for n in ast.walk(function) if n is not function)
     return result
+
+
+def program_uncalled_spans(trees: dict[str, ast.AST]) -> dict[str, list[tuple[str, int, int]]]:
+    """`{path: [(function name, first line, last line)]}` of the functions
+    `program_uncalled_nodes` finds dead (for findings that carry lines, not nodes)."""
+    result: dict[str, list[tuple[str, int, int]]] = {path: [] for path in trees}
+    for (path, name), function in _program_dead_functions(trees).items():
+        first, last = function.lineno, getattr(function, "end_lineno", function.lineno)
+        result[path].append((name, first, last or first))
+    return result
+
+
+def runs_as_a_program(tree: ast.AST) -> bool:
+    """Whether a file is a script (a top-level `if __name__ == "__main__":` block): what it
+    and the modules it imports hold is a program whose uncalled functions do not run."""
+    return any(_is_main_guard(node) for node in getattr(tree, "body", []))

@@ -87,3 +87,22 @@ def test_program_uncalled_nodes_follows_names_across_files():
         "main.py": set(),
         "helpers.py": set(),
     }
+
+
+def test_check_agrees_with_run_on_what_the_program_never_calls(tmp_path):
+    from keras_estimator.migration.scanner import scan
+
+    unused_contrib = MODEL + (
+        "\ndef tfrecord_input_fn(paths):\n"
+        "    return tf.contrib.learn.io.read_keyed_batch_features(paths, 8, {}, gzip_reader_fn)\n"
+    )
+    package = _program(tmp_path, unused_contrib)
+    reports = scan([str(package / "task.py")])
+    model = next(r for r in reports if r.path.endswith("model.py"))
+    statuses = {f.api: f.status for f in model.findings}
+    assert statuses["tf.contrib.learn.io.read_keyed_batch_features"] == "caveat"
+    assert statuses["tf.TFRecordReader"] == "caveat"  # no TF1 mode, as run decides
+    assert all(r.verdict != "blocked" for r in reports)
+    # A library checked on its own (no script): its functions may be called by anyone.
+    library = scan([str(package / "model.py")])
+    assert any(f.status == "unsupported" for r in library for f in r.findings)
