@@ -603,13 +603,13 @@ def _judge_what_the_program_never_calls(reports: list[FileReport]) -> None:
     (cli/run_command.py `tf1_evidence`). Without a script (a library) nothing changes."""
     trees: dict[str, ast.AST] = {}
     for report in reports:
-        if report.kind != "python":
-            continue
-        try:
-            with open(report.path, encoding="utf-8") as f:
-                trees[report.path] = tf1_api.parse(f.read(), report.path)
-        except (OSError, UnicodeDecodeError, SyntaxError, ValueError, RecursionError):
-            return  # a file the program runs that cannot be read: judge nothing as uncalled
+        if report.kind != "python" or report.reason:
+            continue  # a notebook, or a file that was skipped or could not be read
+        try:  # read as the scan read it: regular files only, within the size limit
+            data = sources.read_bytes(report.path, sources.MAX_SOURCE_BYTES)
+            trees[report.path] = tf1_api.parse(sources.decode_python(data), report.path)
+        except Exception:  # noqa: BLE001 - changed since the scan: judge nothing as uncalled
+            return
     if not any(runs_as_a_program(tree) for tree in trees.values()):
         return
     spans = program_uncalled_spans(trees)
