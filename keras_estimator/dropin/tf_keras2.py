@@ -11,6 +11,10 @@
   keeps the names only to raise; they become Keras 3's (a canned estimator trains with them
   as with any Keras optimizer). The tensorflow/docs migration guide passes one to
   `LinearEstimator`.
+- `tf.compat.v1.keras.utils.DeterministicRandomTestTool` (tf.keras 2's tool for comparing
+  TF1 and TF2 code's random numbers; TensorFlow's migration-debugging guide uses it): every
+  random op built in its `scope()` gets a fixed seed, the same one ("constant") or one
+  counted per op ("num_random_ops").
 - `from tensorflow.python.keras import models` (`layers`, `optimizers`, `losses`,
   `metrics`, `callbacks`, `regularizers`, `utils`, and `Sequential` / `Model` / `Input`):
   TensorFlow's own frozen tf.keras 2 copy, whose layers do not mix with the Keras 3 ones
@@ -75,6 +79,60 @@ def to_categorical(
     return keras.ops.cast(encoded, dtype)
 
 
+class DeterministicRandomTestTool:
+    """tf.keras 2's `DeterministicRandomTestTool`: random ops built inside `scope()` draw
+    from fixed seeds, so TF1 and TF2 versions of a model can be compared number for number.
+
+    Args:
+        seed: the graph-level seed every random op gets.
+        mode: "constant" (every op the op seed `operation_seed`, 0 unless set) or
+            "num_random_ops" (op seeds 0, 1, 2, ... in the order the ops are built).
+
+    Raises:
+        ValueError: another mode.
+
+    Example:
+        >>> tool = DeterministicRandomTestTool(mode="num_random_ops")
+        >>> with tool.scope():
+        ...     a = tf.random.uniform([2]); b = tf.random.uniform([2])  # op seeds 0 and 1
+    """
+
+    def __init__(self, seed: int = 42, mode: str = "constant") -> None:
+        if mode not in ("constant", "num_random_ops"):
+            raise ValueError(
+                f"Mode arg must be 'constant' or 'num_random_ops'. Got: {mode}. Fix: pass "
+                "mode='constant' or mode='num_random_ops'."
+            )
+        self._seed, self._mode = seed, mode
+        self.operation_seed = 0
+        self._used: set[int] = set()
+
+    def scope(self) -> Any:
+        """A context in which every random op built takes the tool's seeds. Entering it
+        sets TensorFlow's global seed to `seed` (restarting eager random streams), as tf.keras
+        2's tool did; "constant" mode restarts them at every op."""
+        from keras_estimator.seam.internals import op_seeds_chosen_by
+
+        tf.random.set_seed(self._seed)
+
+        def choose(op_seed: Any) -> tuple[int, int]:
+            chosen = self.operation_seed
+            if self._mode == "constant":
+                tf.random.set_seed(chosen)  # every op draws its stream from the start
+                return self._seed, chosen
+            if chosen in self._used:
+                raise ValueError(
+                    f"This DeterministicRandomTestTool would use operation seed {chosen} "
+                    "again: random numbers could not match between eager code and sessions. "
+                    "Fix: do not set operation_seed back to a value already used."
+                )
+            self._used.add(chosen)
+            self.operation_seed += 1
+            return self._seed, chosen
+
+        return op_seeds_chosen_by(choose)
+
+
 def _shape_of(value: Any) -> tuple | None:
     """A tensor's or a shape's dimensions as a tuple (None stays None)."""
     if value is None:
@@ -106,6 +164,8 @@ def tf_keras2_attributes() -> list[tuple[Any, str, Any]]:
             (legacy_optimizers, name, getattr(keras.optimizers, name))
             for name in ("Adagrad", "Adam", "Ftrl", "RMSprop", "SGD", "Optimizer")
         ]
+    if not hasattr(keras.utils, "DeterministicRandomTestTool"):
+        attributes.append((keras.utils, "DeterministicRandomTestTool", DeterministicRandomTestTool))
     if not hasattr(keras.layers.MultiHeadAttention, "_build_from_signature"):
         mha = keras.layers.MultiHeadAttention
         attributes.append((mha, "_build_from_signature", build_from_signature))
@@ -113,4 +173,9 @@ def tf_keras2_attributes() -> list[tuple[Any, str, Any]]:
     return attributes
 
 
-__all__ = ["build_from_signature", "tf_keras2_attributes", "to_categorical"]
+__all__ = [
+    "DeterministicRandomTestTool",
+    "build_from_signature",
+    "tf_keras2_attributes",
+    "to_categorical",
+]

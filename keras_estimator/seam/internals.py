@@ -1008,3 +1008,13 @@ def logging_hooks_taking_tensor_lists() -> contextlib.AbstractContextManager:
         original(self, tensors, *args, **kwargs)
 
     return patched(hook, "__init__", __init__)
+
+
+def op_seeds_chosen_by(
+    choose: Callable[[Any], tuple[int, int]],
+) -> contextlib.AbstractContextManager:
+    """Within it, every TF random op built takes its (graph seed, op seed) from `choose(op_seed)`
+    (`tensorflow.python.framework.random_seed.get_seed`, which every random op asks)."""
+    from tensorflow.python.framework import random_seed
+
+    return patched(random_seed, "get_seed", choose)

@@ -80,3 +80,20 @@ def test_legacy_optimizers_are_keras_3s_and_train_a_canned_estimator(installed, 
     x = np.arange(8, dtype="float32")
     est.train(lambda: tf.data.Dataset.from_tensor_slices(({"x": x}, 2 * x)).batch(4), steps=2)
     assert est.get_variable_value("global_step") == 2
+
+
+def test_deterministic_random_test_tool_gives_2_15s_numbers(installed):
+    """The values tf.keras 2.15's tool gave (checked in its venv)."""
+    expected = {
+        "constant": ([0.83546, 0.9163, 0.49465], [-0.30102, 0.51859], 0),
+        "num_random_ops": ([0.83546, 0.9163, 0.49465], [-1.49995, -1.24205], 2),
+    }
+    for mode, (uniform, normal, op_seed) in expected.items():
+        tool = tf.compat.v1.keras.utils.DeterministicRandomTestTool(mode=mode)
+        with tool.scope():
+            a, b = tf.random.uniform([3]), tf.random.normal([2])
+        np.testing.assert_allclose(a, uniform, atol=1e-5)
+        np.testing.assert_allclose(b, normal, atol=1e-5)
+        assert tool.operation_seed == op_seed
+    with pytest.raises(ValueError, match="constant"):
+        tf.compat.v1.keras.utils.DeterministicRandomTestTool(mode="other")
