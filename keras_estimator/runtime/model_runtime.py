@@ -251,13 +251,7 @@ class ModelRuntime:
                 internals.clear_kernels()
             scaffold = self.call_model_fn.scaffolds.get(mode)
             if checkpoint is not None:
-                variables = {
-                    n: store.variables[n] for n in trace.used if n not in store.local_names
-                }
-                if not isinstance(getattr(scaffold, "saver", None), tf.train.Checkpoint):
-                    self._restore(checkpoint, variables, follow_latest)  # by TF1 names
-                restore_with_saver(scaffold, checkpoint, self._step_graphs.get(mode), store,
-                                   variables)  # fmt: skip
+                self._restore_step(mode, trace, store, scaffold, checkpoint, follow_latest)
             elif fresh:
                 # Fresh variables: what TF1 ran as initializers when model_dir had no
                 # checkpoint. init_from_checkpoint first; the warm start overrides it;
@@ -270,6 +264,15 @@ class ModelRuntime:
                 run_init_fn(scaffold, self._step_graphs.get(mode), store)
         internals.defer_random_kernel_clears()  # the steps run from here (see reseed)
         return trace.loop, runner
+
+    def _restore_step(self, mode: str, trace: Any, store: Any, scaffold: Any, checkpoint: str,
+                      follow_latest: bool) -> None:  # fmt: skip
+        """Restores the variables `trace` uses from `checkpoint`: by TF1 names, then with the
+        Scaffold's saver; a Scaffold's `tf.train.Checkpoint` alone reads object-based ones."""
+        variables = {n: store.variables[n] for n in trace.used if n not in store.local_names}
+        if not isinstance(getattr(scaffold, "saver", None), tf.train.Checkpoint):
+            self._restore(checkpoint, variables, follow_latest)  # by TF1 names
+        restore_with_saver(scaffold, checkpoint, self._step_graphs.get(mode), store, variables)
 
     def _restore(self, checkpoint: str, variables: dict, follow_latest: bool) -> None:
         for _ in range(_RESTORE_ATTEMPTS):
