@@ -22,6 +22,8 @@ After `install()`:
   (`keras_bridge.v1_optimizers`);
 - tf.keras 2's `to_categorical(y=...)` and `from tensorflow.python.keras import models`
   (TensorFlow's frozen tf.keras 2 copy) resolve to Keras 3 (`dropin.tf_keras2`);
+- `tensorflow.python.distribute.estimator_training` (TF 2.15's coordinator entry points,
+  which EasyRec imports) is `dropin.estimator_training`;
 - `tensorflow.examples.tutorials.mnist.input_data` reads MNIST's idx files from the
   given folder (`dropin.mnist_input_data`; no download);
 - `tf.compat.v1.layers` is keras_estimator's Keras 3 port of the TF1 layers (as for any
@@ -137,7 +139,24 @@ def _legacy_modules() -> dict[str, types.ModuleType]:
     modules["tensorflow.contrib"] = contrib
     modules.update(contrib.submodules())
     modules.update(_mnist_tutorial_modules())
+    modules.update(_estimator_training_module())
     return modules
+
+
+_ESTIMATOR_TRAINING = "tensorflow.python.distribute.estimator_training"
+
+
+def _estimator_training_module() -> dict[str, types.ModuleType]:
+    """`tensorflow.python.distribute.estimator_training` (gone with TF 2.16's estimator),
+    unless the installed TensorFlow still has it."""
+    try:
+        if importlib.util.find_spec(_ESTIMATOR_TRAINING) is not None:
+            return {}
+    except (ImportError, ValueError):
+        pass
+    return {
+        _ESTIMATOR_TRAINING: importlib.import_module("keras_estimator.dropin.estimator_training")
+    }
 
 
 _MNIST_TUTORIAL = "tensorflow.examples.tutorials.mnist"

@@ -67,11 +67,16 @@ def _switch(name: str) -> Callable[[], None]:
 
 
 def switch_attributes() -> list[tuple[Any, str, Any]]:
-    """(module, name, replacement) for the four switches on every `compat.v1` module."""
+    """(module, name, replacement) for the four switches on every `compat.v1` module, and
+    on the private modules that define them."""
     import tensorflow as tf
+
+    from keras_estimator.seam.internals import tf1_switch_modules
 
     modules = {id(tf.compat.v1): tf.compat.v1}
     modules.update({id(m): m for n, m in list(sys.modules.items()) if n.endswith("compat.v1")})
+    # The switches' own modules too: some code imports them from TensorFlow's private path.
+    modules.update({id(m): m for m in tf1_switch_modules()})
     replacements = {name: _switch(name) for name in SWITCHES}
     return [
         (module, name, replacements[name])

@@ -1018,3 +1018,13 @@ def op_seeds_chosen_by(
     from tensorflow.python.framework import random_seed
 
     return patched(random_seed, "get_seed", choose)
+
+
+def tf1_switch_modules() -> list[Any]:
+    """TensorFlow's private modules that define the TF1 switches, which code imports from
+    there (`from tensorflow.python.framework.ops import disable_eager_execution`, EasyRec):
+    `install()` answers the switch on them as on `tf.compat.v1`."""
+    from tensorflow.python.compat import v2_compat
+    from tensorflow.python.framework import ops, tensor_shape
+
+    return [ops, v2_compat, tensor_shape]

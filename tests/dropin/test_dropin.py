@@ -217,3 +217,25 @@ def test_tensorflow_compat_v2_imported_after_install_holds_the_estimator():
     )
     result = run_python("-c", script)
     assert result.returncode == 0 and "OK" in result.stdout, result.stderr[-2000:]
+
+
+def test_estimator_training_and_private_switches_as_easyrec_uses_them(tmp_path):
+    """EasyRec imports TF 2.15's estimator_training and switches eager execution off through
+    TensorFlow's private path at import: both are answered as on tf.compat.v1 (a fresh
+    process, so the switch really is the private module's)."""
+    script = (
+        "import keras_estimator; keras_estimator.install()\n"
+        "from tensorflow.python.framework.ops import disable_eager_execution\n"
+        "disable_eager_execution()\n"
+        "import tensorflow as tf\n"
+        "assert tf.executing_eagerly()\n"
+        "from tensorflow.python.distribute import estimator_training\n"
+        "assert not estimator_training.should_run_distribute_coordinator(None)\n"
+        "keras_estimator.uninstall()\n"
+        "import sys\n"
+        "assert 'tensorflow.python.distribute.estimator_training' not in sys.modules\n"
+        "print('OK')\n"
+    )
+    result = run_python("-c", script)
+    assert result.returncode == 0 and "OK" in result.stdout, result.stderr[-2000:]
+    assert "disable_eager_execution() called" in result.stderr
