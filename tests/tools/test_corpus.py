@@ -15,7 +15,7 @@ import pytest
 # tools/ sits beside the package, outside what pytest puts on sys.path.
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from tools.corpus import datagen, runner, table  # noqa: E402
+from tools.corpus import datagen, library_tests, runner, table  # noqa: E402
 from tools.corpus.recipe import Edit, Recipe  # noqa: E402
 
 # The tensorflow-estimator 2.15 venv, where this machine has one.
@@ -277,3 +277,30 @@ def test_the_2_15_side_imports_the_same_pip_packages(tmp_path):
     outcome = runner.run_case(recipe, "2.15", checkouts, tmp_path / "work", pythons, 240)
     assert outcome.status == "pass", outcome.log[-3000:]
     assert f"library answer 42 from {runner.pip_dir(recipe, checkouts)}" in outcome.log
+
+
+def test_a_peer_suite_copy_gets_its_edits_and_its_conftest_lines(tmp_path):
+    test_file = tmp_path / "checkouts" / "example+tiny" / "pkg" / "thing_test.py"
+    test_file.parent.mkdir(parents=True)
+    test_file.write_text("from pkg import helpers as h\n")
+    (test_file.parent / "helpers.py").write_text("FLAGS(sys.argv)\n")
+    suite = library_tests.Suite(
+        name="tiny",
+        repo="example/tiny",
+        commit="0" * 40,
+        files=("pkg/thing_test.py",),
+        pip=(),
+        support=("pkg/helpers.py",),
+        edits=(Edit("pkg/helpers.py", "FLAGS(sys.argv)", "FLAGS(sys.argv[:1])"),),
+        conftest="\nOURS = 1\n",
+    )
+    library_tests.prepare(suite, tmp_path / "checkouts", tmp_path / "work")
+    assert (tmp_path / "work/pkg/helpers.py").read_text() == "FLAGS(sys.argv[:1])\n"
+    assert (tmp_path / "work/pkg/thing_test.py").read_text() == test_file.read_text()
+    conftest = (tmp_path / "work/conftest.py").read_text()
+    assert conftest == library_tests.CONFTEST + "\nOURS = 1\n"
+
+
+def test_the_tracking_alias_is_valid_python_of_one_module():
+    compile(datagen.TRACKING_ALIAS, "corpus_tracking.py", "exec")
+    assert "tensorflow.python.checkpoint import graph_view" in datagen.TRACKING_ALIAS

@@ -283,3 +283,20 @@ def load_data(path=None, test_split=0.2, seed=113):
     cut = int(100 * (1 - test_split))
     return (x[:cut], y[:cut]), (x[cut:], y[cut:])
 '''
+
+
+TRACKING_ALIAS = '''
+"""Corpus stand-in: TensorFlow 2.11 moved tensorflow.python.training.tracking to
+tensorflow.python.checkpoint; AdaNet 0.9.0 still imports graph_view from the old place."""
+import sys
+import types
+
+from tensorflow.python.checkpoint import graph_view
+
+_OLD = "tensorflow.python.training.tracking"
+if _OLD not in sys.modules:
+    tracking = types.ModuleType(_OLD)
+    tracking.graph_view = graph_view
+    sys.modules[_OLD] = tracking
+    sys.modules[_OLD + ".graph_view"] = graph_view
+'''

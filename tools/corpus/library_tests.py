@@ -26,8 +26,16 @@ import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
 from tools.corpus import runner
+from tools.corpus.datagen import TRACKING_ALIAS
 from tools.corpus.recipe import Edit, Recipe
-from tools.corpus.recipes_libraries import DEEPCTR, DEEPCTR_PIP, RANKING, RANKING_PIP
+from tools.corpus.recipes_libraries import (
+    ADANET,
+    ADANET_PIP,
+    DEEPCTR,
+    DEEPCTR_PIP,
+    RANKING,
+    RANKING_PIP,
+)
 
 SIDES = ("2.15", "here")
 
@@ -37,7 +45,8 @@ class Suite:
     """Test files of a library's repository (paths from its root), run with pytest.
 
     `support` files are copied beside them (a test package's `__init__.py`, its helpers);
-    `edits` apply to the copies on both sides.
+    `edits` apply to the copies on both sides, and `conftest` (code of ours) is added to the
+    conftest.py every copy gets.
     """
 
     name: str
@@ -48,6 +57,7 @@ class Suite:
     support: tuple[str, ...] = ()
     pytest_args: tuple[str, ...] = ()
     edits: tuple[Edit, ...] = ()
+    conftest: str = ""
     timeout: int = 1500
     note: str = ""
 
@@ -74,6 +84,26 @@ DEEPCTR_ESTIMATOR_MODELS = (
     "AFM", "AutoInt", "CCPM", "DCN", "DeepFEFM", "DeepFM", "FNN", "FiBiNET", "FwFM", "NFM",
     "PNN", "WDL", "xDeepFM",
 )  # fmt: skip
+ADANET_CORE_TESTS = ("estimator_test.py", "estimator_v2_test.py", "tpu_estimator_test.py")
+# The tests import adanet.core.testing_utils, which the wheel lacks: the repository's copy
+# sits beside them (adanet/core/ of the work copy, pytest's base folder for those files,
+# which have no __init__.py there) and they import it by its own name.
+_ADANET_TESTING_UTILS = tuple(
+    Edit(
+        f"adanet/core/{name}",
+        "from adanet.core import testing_utils as tu",
+        "import testing_utils as tu  # corpus: the repository's, beside the test",
+    )
+    for name in ADANET_CORE_TESTS
+)
+
+# numpy's `float` alias, gone in NumPy 1.24 (both venvs' numpy).
+NUMPY_FLOAT_ALIAS = """
+import numpy
+
+if not hasattr(numpy, "float"):
+    numpy.float = float
+"""
 
 SUITES: list[Suite] = [
     Suite(
@@ -116,6 +146,33 @@ SUITES: list[Suite] = [
         note="deepctr.estimator's thirteen models (test_<Model>Estimator), estimator "
         "tests forced on: DeepCTR gates them on TF < 2.6",
     ),
+    Suite(
+        name="adanet-estimator",
+        repo=ADANET[0],
+        commit=ADANET[1],
+        files=(
+            *(f"adanet/core/{name}" for name in ADANET_CORE_TESTS),
+            "adanet/examples/simple_dnn_test.py",
+        ),
+        support=("adanet/core/testing_utils.py",),
+        pip=ADANET_PIP,
+        edits=(
+            *_ADANET_TESTING_UTILS,
+            # AdanetTestCase.setUp parses absl's flags from sys.argv, which under pytest
+            # holds pytest's own options: the program name only.
+            Edit(
+                "adanet/core/testing_utils.py",
+                "flags.FLAGS(sys.argv)",
+                "flags.FLAGS(sys.argv[:1])",
+            ),
+        ),
+        # What 2.15 needs too: the alias of the module TF 2.11 moved (the recipes' edit),
+        # and numpy's `float` alias (gone in NumPy 1.24), which report_accessor.py:58 uses.
+        conftest=TRACKING_ALIAS + NUMPY_FLOAT_ALIAS,
+        timeout=5400,
+        note="adanet.Estimator (core/estimator_test.py, estimator_v2_test.py), "
+        "adanet.TPUEstimator off TPU (tpu_estimator_test.py), examples/simple_dnn",
+    ),
 ]
 
 
@@ -132,7 +189,7 @@ def prepare(suite: Suite, checkouts: Path, work: Path) -> None:
             )
         (work / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(source / name, work / name)
-    (work / "conftest.py").write_text(CONFTEST)
+    (work / "conftest.py").write_text(CONFTEST + suite.conftest)
     for edit in suite.edits:
         path = work / edit.file
         text = path.read_text()

@@ -1,10 +1,12 @@
-"""Libraries built on tf.estimator, run through their own examples: TF-Ranking and DeepCTR.
+"""Libraries built on tf.estimator, run through their own examples: TF-Ranking, DeepCTR and
+AdaNet.
 
 Each library is installed unmodified from PyPI (`Recipe.pip`: `pip install --no-deps
 --target` into a side folder put on both sides' `PYTHONPATH`; their metadata pins an old
 TensorFlow, hence no dependencies) and its examples come from the repository at the
 release's commit. The data is ours: ELWC (ExampleListWithContext) TFRecords and LETOR lines
-for TF-Ranking, criteo-like CSV and TFRecords for DeepCTR.
+for TF-Ranking, criteo-like CSV and TFRecords for DeepCTR, Boston-housing-like arrays and
+Fashion-MNIST idx files for AdaNet's tutorials.
 
 DeepCTR's two estimator examples build a DeepFMEstimator; one recipe per model class of
 `deepctr.estimator` runs the TFRecord example with that class instead (a `variant` edit,
@@ -17,6 +19,7 @@ import shutil
 from pathlib import Path
 
 from tools.corpus import datagen as g
+from tools.corpus.datagen_docs import KERAS_CACHE
 from tools.corpus.recipe import Edit, Recipe
 
 # tensorflow/ranking at the 0.5.5 release ("Update dependency requirements for tensorflow
@@ -25,6 +28,10 @@ RANKING = ("tensorflow/ranking", "5b1d1338c1cb76507466d062e2d48bae57b17ac4")
 RANKING_PIP = ("tensorflow-ranking==0.5.5", "tensorflow-serving-api==2.15.1")
 DEEPCTR = ("shenweichen/DeepCTR", "694d6d9986d1ef3fca6e6d44eea0915114637744")  # tag v0.9.4
 DEEPCTR_PIP = ("deepctr==0.9.4",)
+# tensorflow/adanet at the 0.9.0 release ("AdaNet release 0.9.0."): its adanet/ equals the
+# 0.9.0 wheel's, file for file (the wheel lacks the tests and testing_utils.py).
+ADANET = ("tensorflow/adanet", "e524035ba6871809e2dbd28349c1574019f6fc57")
+ADANET_PIP = ("adanet==0.9.0",)
 # The pandas example's preprocessing and metrics (scikit-learn, and what it imports).
 SKLEARN_PIP = ("scikit-learn==1.6.1", "scipy==1.15.3", "joblib==1.4.2", "threadpoolctl==3.5.0")
 
@@ -313,4 +320,172 @@ DEEPCTR_RECIPES: list[Recipe] = [
     ),
 ]
 
-LIBRARIES: list[Recipe] = RANKING_RECIPES + DEEPCTR_RECIPES
+
+def adanet_boston(work: Path) -> None:
+    """adanet_objective.ipynb loads Boston housing (a download whose hash Keras checks, so
+    the cache cannot stand in): our loader module, which a variant edit imports. And the
+    alias of TensorFlow's old tracking module that 2.15 needs (`ADANET_TRACKING`)."""
+    g.module_file(work / "corpus_boston.py", g.BOSTON_LOADER)
+    g.module_file(work / "corpus_tracking.py", g.TRACKING_ALIAS)
+
+
+def adanet_fashion_mnist(work: Path) -> None:
+    """Fashion-MNIST's four idx files (tiny random images) in the run's Keras cache, where
+    `fashion_mnist.load_data()` takes them (no checksum) on both sides: no edit. And the
+    tracking alias."""
+    g.mnist_idx_files(work / KERAS_CACHE / "datasets/fashion-mnist", train=512, test=128)
+    g.module_file(work / "corpus_tracking.py", g.TRACKING_ALIAS)
+
+
+def adanet_tracking(notebook: str) -> Edit:
+    """What 2.15 needs for AdaNet 0.9.0: adanet/core/estimator.py imports
+    `tensorflow.python.training.tracking.graph_view` in every model_fn call, a module TF 2.11
+    moved to `tensorflow.python.checkpoint`; our alias (datagen.TRACKING_ALIAS) first."""
+    return Edit(
+        notebook,
+        "import adanet\n",
+        "import corpus_tracking  # corpus: TF 2.11 moved what adanet imports\nimport adanet\n",
+    )
+
+
+TUTORIALS = "adanet/examples/tutorials"
+
+
+def _colab_cells(notebook: str, log_dir: str) -> tuple[Edit, ...]:
+    """The TensorBoard-through-ngrok cell (`get_ipython()`, a shell line continued onto the
+    next one) goes; `/tmp/models`, shared by every run, becomes a folder of the work copy."""
+    edits = [
+        Edit(
+            notebook,
+            f"get_ipython().system_raw(\n    'tensorboard --logdir {{}} --host 0.0.0.0 --port "
+            f"6006 &'\n    .format({log_dir})\n)",
+            "pass  # corpus: no TensorBoard",
+        ),
+        Edit(notebook, "get_ipython().system_raw('./ngrok http 6006 &')", "pass"),
+        Edit(
+            notebook,
+            "\n    \"import sys, json; print(json.load(sys.stdin)['tunnels'][0]['public_url'])\"",
+            "",
+        ),
+    ]
+    if log_dir == "LOG_DIR":
+        edits.append(Edit(notebook, "LOG_DIR = '/tmp/models'", "LOG_DIR = 'models'"))
+    return tuple(edits)
+
+
+ADANET_OBJECTIVE = "adanet_objective.ipynb"
+CUSTOMIZING = "customizing_adanet.ipynb"
+ADANET_TPU = "adanet_tpu.ipynb"
+
+ADANET_RECIPES: list[Recipe] = [
+    Recipe(
+        name="adanet-objective",
+        repo=ADANET[0],
+        commit=ADANET[1],
+        folder=TUTORIALS,
+        entry=ADANET_OBJECTIVE,
+        kind="AdaNet tutorial: adanet.Estimator (subnetwork Builder/Generator of tf.layers, "
+        "ComplexityRegularizedEnsembler, learned mixture weights), RegressionHead, "
+        "train_and_evaluate, three runs",
+        data=adanet_boston,
+        pip=ADANET_PIP,
+        variant=(
+            Edit(
+                ADANET_OBJECTIVE,
+                "    tf.keras.datasets.boston_housing.load_data())",
+                "    __import__('corpus_boston').load_data())  # corpus: no download",
+            ),
+            Edit(
+                ADANET_OBJECTIVE,
+                'TRAIN_STEPS = 60000  #@param {type:"integer"}',
+                'TRAIN_STEPS = 300  #@param {type:"integer"}',
+            ),
+            *_colab_cells(ADANET_OBJECTIVE, "LOG_DIR"),
+        ),
+        edits=(adanet_tracking(ADANET_OBJECTIVE),),
+        timeout=600,
+        note="the data loader, step count, model folder and the Colab TensorBoard cell are "
+        "variant edits (every case)",
+    ),
+    Recipe(
+        name="adanet-customizing",
+        repo=ADANET[0],
+        commit=ADANET[1],
+        folder=TUTORIALS,
+        entry=CUSTOMIZING,
+        kind="AdaNet tutorial: LinearClassifier baseline, adanet.Estimator with "
+        "adanet.examples.simple_dnn (feature columns), a Keras-layers CNN Builder with "
+        "cosine decay, train_and_evaluate, predict",
+        data=adanet_fashion_mnist,
+        pip=ADANET_PIP,
+        variant=(
+            Edit(
+                CUSTOMIZING,
+                'TRAIN_STEPS = 5000  #@param {type:"integer"}',
+                'TRAIN_STEPS = 200  #@param {type:"integer"}',
+            ),
+            *_colab_cells(CUSTOMIZING, "LOG_DIR"),
+        ),
+        edits=(adanet_tracking(CUSTOMIZING),),
+        timeout=900,
+        note="the step counts (three cells), model folder and the Colab TensorBoard cell are "
+        "variant edits (every case)",
+    ),
+    Recipe(
+        name="adanet-tpu",
+        repo=ADANET[0],
+        commit=ADANET[1],
+        folder=TUTORIALS,
+        entry=ADANET_TPU,
+        kind="AdaNet tutorial: adanet.TPUEstimator (use_tpu off), tf.contrib.tpu RunConfig "
+        "and TPUConfig, contrib multi_class_head, Keras-layers CNN Builder",
+        data=adanet_fashion_mnist,
+        pip=ADANET_PIP,
+        variant=(
+            Edit(ADANET_TPU, "from google.colab import auth\n", ""),
+            Edit(
+                ADANET_TPU,
+                "MODEL_DIR = 'gs://{}/{}'.format(",
+                "MODEL_DIR = 'model/{}/{}'.format(",
+            ),
+            Edit(ADANET_TPU, "use_tpu=True,", "use_tpu=False,"),
+            # Off TPU its cross-replica sum has no kernel (2.15 fails on it): not wrapped.
+            Edit(
+                ADANET_TPU,
+                "    optimizer = tf.contrib.tpu.CrossShardOptimizer(optimizer)\n",
+                "",
+            ),
+            Edit(
+                ADANET_TPU,
+                'TRAIN_STEPS = 1000  #@param {type:"integer"}',
+                'TRAIN_STEPS = 40  #@param {type:"integer"}',
+            ),
+            Edit(
+                ADANET_TPU,
+                'BATCH_SIZE = 512  #@param {type:"integer"}',
+                'BATCH_SIZE = 64  #@param {type:"integer"}',
+            ),
+            *_colab_cells(ADANET_TPU, "MODEL_DIR"),
+        ),
+        edits=(
+            adanet_tracking(ADANET_TPU),
+            Edit(ADANET_TPU, "tf.contrib.tpu.RunConfig", "tf.estimator.tpu.RunConfig"),
+            Edit(ADANET_TPU, "tf.contrib.tpu.TPUConfig", "tf.estimator.tpu.TPUConfig"),
+            # The v2 head takes the v2 reduction names (SUM_OVER_BATCH_SIZE).
+            Edit(
+                ADANET_TPU,
+                "tf.contrib.estimator.multi_class_head(\n"
+                "    n_classes=10, loss_reduction=tf.losses.Reduction.SUM_OVER_BATCH_SIZE)",
+                "tf.estimator.MultiClassHead(\n"
+                "    n_classes=10,\n"
+                "    loss_reduction=tf.compat.v2.losses.Reduction.SUM_OVER_BATCH_SIZE)",
+            ),
+        ),
+        timeout=600,
+        note="no TPU and no Colab: use_tpu, the CrossShardOptimizer wrap, the gs:// model "
+        "folder, the colab import, the steps and batch size are variant edits; the tf.contrib "
+        "names are 2.15's edits",
+    ),
+]
+
+LIBRARIES: list[Recipe] = RANKING_RECIPES + DEEPCTR_RECIPES + ADANET_RECIPES
