@@ -1028,3 +1028,39 @@ def tf1_switch_modules() -> list[Any]:
     from tensorflow.python.framework import ops, tensor_shape
 
     return [ops, v2_compat, tensor_shape]
+
+
+class _VariableOpStandIn(NamedTuple):
+    """What TF1 code reads of a variable's op (`v.op.name`), for a variable the engine
+    made outside the traced graph."""
+
+    name: str
+    type: str = "VarHandleOp"
+
+
+def variable_ops_in_traces() -> contextlib.AbstractContextManager:
+    """Within it, TensorFlow's `moving_averages` reading `variable.op.name` of a variable
+    made eagerly gets its TF1 op name (`dense/kernel`) instead of an error.
+
+    The engine's variables live outside the traced step and are put in its
+    GLOBAL_VARIABLES; `assign_moving_average(zero_debias=True)` (AdaNet's ensembles) names
+    its own variables after theirs. Only that reader: TensorFlow's optimizers tell eager
+    variables by `.op` raising (`optimizer._var_key`), so everywhere else it still does.
+    """
+    from tensorflow.python.ops import resource_variable_ops
+    from tensorflow.python.training import moving_averages
+
+    owner = resource_variable_ops.BaseResourceVariable
+    original = owner.__dict__["op"]
+    reader = moving_averages.__file__.rsplit(".", 1)[0]
+
+    def op(self: Any) -> Any:
+        try:
+            return original.fget(self)
+        except AttributeError:
+            caller = sys._getframe(1).f_code.co_filename.rsplit(".", 1)[0]
+            if tf.executing_eagerly() or caller != reader:
+                raise
+            return _VariableOpStandIn(self.name.split(":")[0])
+
+    return patched(owner, "op", property(op))
