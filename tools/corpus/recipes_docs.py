@@ -236,8 +236,17 @@ DOCS: list[Recipe] = [
                 "call_feature_columns(columns, input_dict)",
                 "model(input_dict)",
             ),
+            # Its TF2 half (Keras preprocessing layers after the estimator) is not run: Keras
+            # 3 takes no TensorFlow op on a KerasTensor (tf.expand_dims(inputs['weight'])).
+            Edit(
+                "migrating_feature_columns.ipynb",
+                "next(estimator.predict(_predict_fn))",
+                "next(estimator.predict(_predict_fn))\n"
+                "raise SystemExit  # corpus: the TF 2 half is not run",
+            ),
         ),
-        note="one TF2 cell skipped: Keras 3 takes no dict_values in Concatenate()",
+        note="TF2 cells not run: Keras 3 takes no dict_values in Concatenate(), no TF op on "
+        "a KerasTensor",
     ),
     _docs(
         "docs-migrate-debugging",
