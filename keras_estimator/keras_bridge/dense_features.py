@@ -106,6 +106,17 @@ def _check_columns(feature_columns: Any) -> list:
     return sorted(columns, key=lambda column: column.name)
 
 
+def with_columns(config: dict, columns: list) -> dict:
+    """A feature-column layer's config: the layer's, plus its columns serialized."""
+    return {**config, "feature_columns": [_FC.serialize_feature_column(c) for c in columns]}
+
+
+def columns_of(config: dict) -> dict:
+    """The config `with_columns` made, its columns deserialized (the layer's arguments)."""
+    columns = [_FC.deserialize_feature_column(c) for c in config["feature_columns"]]
+    return {**config, "feature_columns": columns}
+
+
 def _as_tensors(features: dict) -> dict:
     """Plain values of a features dict (lists, numbers, numpy arrays) as tensors."""
     return {
@@ -209,16 +220,8 @@ class DenseFeatures(keras.layers.Layer):
         return (batch, width)
 
     def get_config(self) -> dict:
-        config = super().get_config()
-        config["feature_columns"] = [
-            _FC.serialize_feature_column(column) for column in self._feature_columns
-        ]
-        return config
+        return with_columns(super().get_config(), self._feature_columns)
 
     @classmethod
     def from_config(cls, config: dict) -> DenseFeatures:
-        config = dict(config)
-        config["feature_columns"] = [
-            _FC.deserialize_feature_column(column) for column in config["feature_columns"]
-        ]
-        return cls(**config)
+        return cls(**columns_of(config))

@@ -15,7 +15,11 @@ from typing import Any
 import keras
 import tensorflow as tf
 
-from keras_estimator.keras_bridge.dense_features import _LayerStateManager
+from keras_estimator.keras_bridge.dense_features import (
+    _LayerStateManager,
+    columns_of,
+    with_columns,
+)
 from keras_estimator.seam import internals
 from keras_estimator.utils.log import quiet_tf_deprecations
 
@@ -104,16 +108,8 @@ class SequenceFeatures(keras.layers.Layer):
         return tf.concat(values, -1), length
 
     def get_config(self) -> dict:
-        config = super().get_config()
-        config["feature_columns"] = [
-            _FC.serialize_feature_column(column) for column in self._feature_columns
-        ]
-        return config
+        return with_columns(super().get_config(), self._feature_columns)
 
     @classmethod
     def from_config(cls, config: dict) -> SequenceFeatures:
-        config = dict(config)
-        config["feature_columns"] = [
-            _FC.deserialize_feature_column(column) for column in config["feature_columns"]
-        ]
-        return cls(**config)
+        return cls(**columns_of(config))

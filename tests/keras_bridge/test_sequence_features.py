@@ -46,3 +46,10 @@ def test_install_provides_it_under_tf_keras_experimental(tmp_path):
 def test_a_non_sequence_column_is_refused_clearly():
     with pytest.raises(ValueError, match="sequence dense columns"):
         SequenceFeatures([tf.feature_column.numeric_column("x")])
+
+
+def test_its_config_round_trips():
+    tokens = tf.feature_column.sequence_categorical_column_with_identity("t", 10)
+    layer = SequenceFeatures([tf.feature_column.embedding_column(tokens, 4)], name="sf")
+    again = SequenceFeatures.from_config(layer.get_config())
+    assert again.name == "sf" and again(dict(t=_tokens()))[0].shape == (2, 3, 4)

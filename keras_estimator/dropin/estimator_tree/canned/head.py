@@ -312,22 +312,22 @@ def _accuracy_at_threshold(
     return _V1.metrics.accuracy(labels, predicted, weights=weights, name=name)
 
 
-def _precision_at_threshold(
-    labels: Any, predictions: Any, weights: Any, threshold: float, name: str | None = None
-) -> Any:
-    precision, update = _V1.metrics.precision_at_thresholds(
-        labels, predictions, [threshold], weights=weights, name=name
-    )
-    return tf.squeeze(precision), tf.squeeze(update)
+def _at_threshold(metric: Any, labels: Any, predictions: Any, weights: Any, threshold: float,
+                  name: str | None) -> Any:  # fmt: skip
+    value, update = metric(labels, predictions, [threshold], weights=weights, name=name)
+    return tf.squeeze(value), tf.squeeze(update)
 
 
-def _recall_at_threshold(
-    labels: Any, predictions: Any, weights: Any, threshold: float, name: str | None = None
-) -> Any:
-    recall, update = _V1.metrics.recall_at_thresholds(
-        labels, predictions, [threshold], weights=weights, name=name
-    )
-    return tf.squeeze(recall), tf.squeeze(update)
+def _precision_at_threshold(labels: Any, predictions: Any, weights: Any, threshold: float,
+                            name: str | None = None) -> Any:  # fmt: skip
+    return _at_threshold(_V1.metrics.precision_at_thresholds, labels, predictions, weights,
+                         threshold, name)  # fmt: skip
+
+
+def _recall_at_threshold(labels: Any, predictions: Any, weights: Any, threshold: float,
+                         name: str | None = None) -> Any:  # fmt: skip
+    return _at_threshold(_V1.metrics.recall_at_thresholds, labels, predictions, weights,
+                         threshold, name)  # fmt: skip
 
 
 def _all_classes(logits: Any, n_classes: int, label_vocabulary: Any = None) -> Any:
