@@ -59,15 +59,32 @@ class Duty(Protocol):
 
 
 class TargetStep:
-    """The call's last step (`train(steps=N)` / `max_steps`): no chunk runs past it."""
+    """The call's last step (`train(steps=N)` / `max_steps`): no chunk runs past it.
 
-    def __init__(self, target: int) -> None:
+    2.15's StopAtStepHook stopped at the first step whose global step reached the target,
+    whatever a step added to it (a train op may add more than 1: TF-Ranking's multi-head
+    ranking, `tf.group(minimize(loss, step), assign_add(step, 2))`). So the call's first
+    chunk is one step, which measures how much a step adds, and the next chunks run the
+    steps that reach the target at that rate.
+    """
+
+    def __init__(self, target: int, step: int) -> None:
         self.target = target
+        self._step = step
+        self._per_step: int | None = None  # what a step adds, once a step ran
 
     def bound(self, step: int, chunk: int) -> int:
-        return min(chunk, max(self.target - step, 0))
+        left = max(self.target - step, 0)
+        if self._per_step is None:
+            return min(chunk, left, 1)
+        return min(chunk, -(-left // self._per_step))  # the steps that reach the target
 
     def after(self, done: ChunkDone) -> bool:
+        if done.ran:
+            advanced = done.step - self._step
+            # A step that keeps the global step (k-means choosing centers) counts as 1.
+            self._per_step = max(1, advanced // done.ran) if advanced > 0 else 1
+        self._step = done.step
         return False
 
     def reached(self, step: int) -> bool:
@@ -205,7 +222,7 @@ def training_duties(
     (each after a chunk, as 2.15's hooks after a step), then the target and the input's
     length, which only bound the chunks."""
     now = time.time()
-    target_duty = TargetStep(target) if target is not None else None
+    target_duty = TargetStep(target, step) if target is not None else None
     checkpoints = Checkpoints(saver, step, now) if saver is not None else None
     duties: list[Duty] = [Progress(progress, on_loss)]
     if log_every:

@@ -65,3 +65,22 @@ def test_fresh_containers_keeps_mixed_keys_and_container_kinds():
     assert isinstance(copied, collections.OrderedDict) and list(copied) == [1, "s"]
     assert isinstance(copied["s"], point) and copied["s"] is not structure["s"]
     assert copied["s"].b is not structure["s"].b and copied["s"].b[0] is x
+
+
+def test_a_train_op_adding_more_than_one_stops_where_2_15_stopped(tmp_path):
+    """tf.group(minimize(loss, step), assign_add(step, 2)): 2.15.1 stopped at global step 60
+    for max_steps=60 and at 72 for steps=10 after it (its first step reaching the target)."""
+
+    def model_fn(features, labels, mode):
+        w = tf.get_variable("w", [3, 1])
+        loss = tf.reduce_mean(tf.matmul(features["x"], w))
+        step = tf.train.get_global_step()
+        minimize = tf.train.GradientDescentOptimizer(0.01).minimize(loss, step)
+        train_op = tf.group(minimize, tf.assign_add(step, 2))
+        return estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+    est = estimator.Estimator(model_fn, model_dir=str(tmp_path))
+    est.train(lambda: _input_fn().repeat(), max_steps=60)
+    assert est.get_variable_value("global_step") == 60
+    est.train(lambda: _input_fn().repeat(), steps=10)
+    assert est.get_variable_value("global_step") == 72

@@ -73,7 +73,9 @@ def test_steps_that_keep_the_global_step_are_saved_at_the_end(tmp_path):
 
 
 def test_the_target_and_the_input_length_bound_the_chunk():
-    target = TargetStep(10)
+    target = TargetStep(10, step=0)
+    assert target.bound(0, 1000) == 1  # the first step measures what a step adds
+    target.after(ChunkDone(ran=1, step=1, loss=1.0, now=0.0))
     assert target.bound(7, 1000) == 3 and target.bound(10, 1000) == 0 and target.reached(10)
     length = InputLength(4)
     assert length.bound(0, 1000) == 4
@@ -94,9 +96,24 @@ def test_the_duties_bound_and_run_in_their_order(tmp_path):
     duties = training_duties(0, 12, 4, saver, None, bar, lambda step, loss: losses.append(step), 7)
     kinds = [type(d).__name__ for d in duties.duties]
     assert kinds == ["Progress", "LossLog", "Checkpoints", "TargetStep", "InputLength"]
-    assert duties.bound(0, 1000) == 1  # the log line's step 0
+    assert duties.bound(0, 1000) == 1  # the log line's step 0 (and the target's first step)
+    duties.after(ChunkDone(ran=1, step=1, loss=0.9, now=0.5))
     assert duties.bound(1, 1000) == 4  # the log line at step 4 comes before the save at 5
     assert duties.bound(4, 1000) == 1  # the save at 5
+    duties.after(ChunkDone(ran=4, step=5, loss=0.5, now=1.0))
+    assert bar.updates == [(1, 0.9), (5, 0.5)] and losses == [1, 5] and listener.saved == [5]
     assert duties.bound(9, 1000) == 1  # the input's length (7) is past: one more step
-    duties.after(ChunkDone(ran=5, step=5, loss=0.5, now=1.0))
-    assert bar.updates == [(5, 0.5)] and losses == [5] and listener.saved == [5]
+
+
+def test_the_target_counts_what_a_step_adds_to_the_global_step():
+    """A train op adding 3 to the global step: 2.15's StopAtStepHook stopped at the first
+    step reaching the target (max_steps=60: 20 steps, global step 60)."""
+    target = TargetStep(60, step=0)
+    assert target.bound(0, 1000) == 1
+    target.after(ChunkDone(ran=1, step=3, loss=1.0, now=0.0))
+    assert target.bound(3, 1000) == 19  # 19 more steps of 3 reach 60
+    target.after(ChunkDone(ran=19, step=60, loss=1.0, now=0.0))
+    assert target.reached(60) and target.bound(60, 1000) == 0
+    keeps = TargetStep(5, step=0)  # k-means' first steps keep the global step: counted as 1
+    keeps.after(ChunkDone(ran=2, step=0, loss=1.0, now=0.0))
+    assert keeps.bound(0, 1000) == 5
