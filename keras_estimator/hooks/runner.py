@@ -374,7 +374,8 @@ class HookRunner:
         self.session.last_values = {
             key_id: values[key] for key_id, key in self._keys.items() if key in values
         }
-        values = {**values, **self._variable_values}
+        if self._variable_values:  # most steps fetch no variable: no copy of the values
+            values = {**values, **self._variable_values}
         for hook, fetches in zip(self.hooks, self._requests):
             results = tf.nest.map_structure(
                 lambda f: values[self._key_of(f)] if f is not None else None, fetches
