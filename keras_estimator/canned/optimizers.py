@@ -41,7 +41,9 @@ class LegacyOptimizer:
     HYPER: tuple[str, ...] = ()
     SLOTS: dict[str, str] = {}
 
-    def __init__(self, learning_rate: float | Callable = 0.001, name: str | None = None, **hyper):
+    def __init__(
+        self, learning_rate: float | Callable | tf.Tensor = 0.001, name: str | None = None, **hyper
+    ):
         self.name = name or self.NAME
         self.learning_rate = learning_rate
         self.decay = float(hyper.pop("decay", 0.0))
@@ -116,13 +118,20 @@ class LegacyOptimizer:
 
     def _hyper_values(self) -> dict[str, float]:
         values = {"decay": self.decay}
-        if not callable(self.learning_rate):  # a schedule is not a variable (as in 2.15)
+        if not self._learning_rate_is_computed():
             values["learning_rate"] = float(self.learning_rate)
         values.update({key: float(self.hyper[key]) for key in self.HYPER})
         return values
 
+    def _learning_rate_is_computed(self) -> bool:
+        """A schedule, or a tensor the model_fn computed (a TF1 `exponential_decay` of the
+        global step): not a variable, as in 2.15."""
+        return callable(self.learning_rate) or tf.is_tensor(self.learning_rate)
+
     def _learning_rate_at(self, variable: Any, iterations: Any, step: tf.Tensor) -> Any:
         lr = self.learning_rate
+        if tf.is_tensor(lr):
+            return tf.cast(lr, tf.float32)
         if callable(lr):  # a Keras LearningRateSchedule, evaluated at the iteration
             return tf.cast(lr(iterations), tf.float32)
         return variable

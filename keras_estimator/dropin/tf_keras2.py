@@ -10,7 +10,11 @@
   (tf.keras 2's optimizers, with the same arguments and defaults as Keras 3's): Keras 3
   keeps the names only to raise; they become Keras 3's (a canned estimator trains with them
   as with any Keras optimizer). The tensorflow/docs migration guide passes one to
-  `LinearEstimator`.
+  `LinearEstimator`, with a learning rate the model_fn computes (a TF1 `exponential_decay`
+  of the global step): a tensor of the traced graph, which Keras 3 refuses, so given one
+  the class makes the canned estimators' graph optimizer (`canned.optimizers`, tf.keras 2's
+  updates and variable names) instead; it trains only where that tensor lives, in a
+  model_fn, as the tf.keras 2 one did.
 - `tf.compat.v1.keras.utils.DeterministicRandomTestTool` (tf.keras 2's tool for comparing
   TF1 and TF2 code's random numbers; TensorFlow's migration-debugging guide uses it): every
   random op built in its `scope()` gets a fixed seed, the same one ("constant") or one
@@ -31,6 +35,7 @@ import keras
 import numpy as np
 import tensorflow as tf
 
+from keras_estimator.canned import optimizers as graph_optimizers
 from keras_estimator.seam.internals import legacy_keras_package
 
 _keras3_to_categorical = keras.utils.to_categorical
@@ -153,6 +158,44 @@ def build_from_signature(
     self.build(_shape_of(query), _shape_of(value), _shape_of(key))
 
 
+def _learning_rate_of(args: tuple, kwargs: dict) -> Any:
+    return kwargs["learning_rate"] if "learning_rate" in kwargs else (args[0] if args else None)
+
+
+def legacy_optimizer_class(name: str) -> type:
+    """`tf.keras.optimizers.legacy.<name>` under `install()`: Keras 3's `<name>` (a subclass,
+    so `isinstance` and subclassing work), except that a graph tensor as the learning rate
+    (symbolic: made in a model_fn) makes `canned.optimizers.<name>`, which takes one.
+
+    >>> opt = legacy_optimizer_class("Ftrl")(learning_rate=0.1)  # a keras.optimizers.Ftrl
+    """
+    keras_class = getattr(keras.optimizers, name)
+    graph_class = getattr(graph_optimizers, name)
+
+    def __new__(cls: type, *args: Any, **kwargs: Any) -> Any:
+        learning_rate = _learning_rate_of(args, kwargs)
+        if tf.is_tensor(learning_rate) and not hasattr(learning_rate, "numpy"):
+            return graph_class(*args, **kwargs)
+        return keras_class.__new__(cls)
+
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        learning_rate = _learning_rate_of(args, kwargs)
+        if tf.is_tensor(learning_rate):  # eager here: its value, which Keras 3 takes
+            if "learning_rate" in kwargs:
+                kwargs = {**kwargs, "learning_rate": float(learning_rate)}
+            else:
+                args = (float(learning_rate), *args[1:])
+        keras_class.__init__(self, *args, **kwargs)
+
+    # Where install() puts it; canned estimators convert Keras' own optimizer classes (a
+    # module under `keras`) to their graph optimizers, and this one is one of those.
+    return type(
+        name,
+        (keras_class,),
+        {"__new__": __new__, "__init__": __init__, "__module__": "keras.optimizers.legacy"},
+    )
+
+
 def tf_keras2_attributes() -> list[tuple[Any, str, Any]]:
     """(owner, attribute, value) for `install()`: to_categorical, MultiHeadAttention's
     `_build_from_signature` and the `tensorflow.python.keras` names above."""
@@ -161,9 +204,10 @@ def tf_keras2_attributes() -> list[tuple[Any, str, Any]]:
     legacy_optimizers = getattr(keras.optimizers, "legacy", None)
     if legacy_optimizers is not None:
         attributes += [
-            (legacy_optimizers, name, getattr(keras.optimizers, name))
-            for name in ("Adagrad", "Adam", "Ftrl", "RMSprop", "SGD", "Optimizer")
+            (legacy_optimizers, name, legacy_optimizer_class(name))
+            for name in ("Adagrad", "Adam", "Ftrl", "RMSprop", "SGD")
         ]
+        attributes.append((legacy_optimizers, "Optimizer", keras.optimizers.Optimizer))
     if not hasattr(keras.utils, "DeterministicRandomTestTool"):
         attributes.append((keras.utils, "DeterministicRandomTestTool", DeterministicRandomTestTool))
     if not hasattr(keras.layers.MultiHeadAttention, "_build_from_signature"):

@@ -82,6 +82,37 @@ def test_legacy_optimizers_are_keras_3s_and_train_a_canned_estimator(installed, 
     assert est.get_variable_value("global_step") == 2
 
 
+def test_a_legacy_optimizer_takes_a_learning_rate_the_model_fn_computes(installed, tmp_path):
+    # The TF1 half of TensorFlow's canned-estimator migration guide: a tf1 exponential decay
+    # of the global step, which Keras 3's optimizers refuse.
+    def optimizer():
+        rate = v1.train.exponential_decay(0.1, v1.train.get_global_step(), 2, 0.5)
+        return tf.keras.optimizers.legacy.Ftrl(learning_rate=rate)
+
+    est = tf.estimator.LinearRegressor(
+        [tf.feature_column.numeric_column("x")], model_dir=str(tmp_path), optimizer=optimizer
+    )
+    x = np.arange(8, dtype="float32")
+    est.train(lambda: tf.data.Dataset.from_tensor_slices(({"x": x}, 2 * x)).batch(4), steps=2)
+    names = [name for name, _ in tf.train.list_variables(str(tmp_path))]
+    assert "training/Ftrl/linear/linear_model/x/weights/accumulator" in names
+    assert "training/Ftrl/learning_rate" not in names  # computed each step, not a variable
+    assert est.get_variable_value("linear/linear_model/x/weights")[0, 0] != 0.0
+    assert est.get_variable_value("global_step") == 2
+
+
+def test_the_legacy_optimizer_class_makes_a_graph_optimizer_only_for_a_graph_tensor():
+    from keras_estimator.canned import optimizers
+    from keras_estimator.dropin.tf_keras2 import legacy_optimizer_class
+
+    sgd = legacy_optimizer_class("SGD")
+    assert issubclass(sgd, keras.optimizers.SGD)
+    assert isinstance(sgd(tf.constant(0.5)), keras.optimizers.SGD)  # eager: a number
+    with tf.Graph().as_default():
+        made = sgd(learning_rate=tf.constant(0.5), momentum=0.9)
+    assert isinstance(made, optimizers.SGD) and made.hyper["momentum"] == 0.9
+
+
 def test_deterministic_random_test_tool_gives_2_15s_numbers(installed):
     """The values tf.keras 2.15's tool gave (checked in its venv)."""
     expected = {

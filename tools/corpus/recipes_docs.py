@@ -151,7 +151,13 @@ DOCS: list[Recipe] = [
             ),
             stop_before(_CANNED, "optimizer = create_sample_optimizer('tf2')"),
         ),
-        note="Titanic URLs -> local CSVs; the TF-DF import belongs to the TF2 half",
+        # The guide recodes a column with a chained `replace(..., inplace=True)`, which
+        # pandas 3 (copy on write) no longer writes back: the column stays strings and the
+        # numeric column's Cast fails, on any estimator. It runs with the pandas 2 the
+        # 2.15 venv has.
+        pip=("pandas>=2.2,<3", "pytz"),
+        note="Titanic URLs -> local CSVs; the TF-DF import belongs to the TF2 half; pandas 2 "
+        "(its chained inplace replace does nothing on pandas 3)",
     ),
     _docs(
         "docs-migrate-checkpoint-saver",
