@@ -78,6 +78,7 @@ def tf1_graph_scope(store: VariableStore, global_step: tf.Variable) -> Iterator[
         internals.keras2_private_layer_names(),
         internals.logging_hooks_taking_tensor_lists(),
         internals.variable_ops_in_traces(),
+        internals.initializers_of_traced_variables_only(),
         recording_checkpoint_initializers(store.checkpoint_initializers),
         # A Saver built in a traced step would add save/restore ops run on every step.
         internals.savers_without_ops(),

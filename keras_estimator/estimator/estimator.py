@@ -278,6 +278,35 @@ class Estimator:
             return parameter_servers.per_worker_dataset(strategy, call)
         return strategy.distribute_datasets_from_function(call)
 
+    # 2.15's graph-building methods, for subclasses that build a graph of their own and run
+    # it in their own Session (AdaNet's bookkeeping phase): they work in the caller's graph.
+    def _create_and_assert_global_step(self, graph: tf.Graph) -> tf.Variable:
+        """The global step of `graph`, made there (2.15: an int64 variable `global_step`).
+
+        Raises:
+            ValueError: if `graph` already has a global step that is not one.
+        """
+        with graph.as_default():
+            step = tf.compat.v1.train.get_or_create_global_step(graph)
+        if step.dtype.base_dtype != tf.int64:
+            raise ValueError(
+                f"The graph's global step is {step.dtype.name}; expected int64. Fix: create it "
+                "with tf.compat.v1.train.get_or_create_global_step()."
+            )
+        return step
+
+    def _call_model_fn(self, features: Any, labels: Any, mode: str, config: Any) -> Any:
+        """The model_fn's EstimatorSpec for `mode`, built in the current graph (2.15).
+
+        `config` replaces the Estimator's own for this call, as it did in 2.15.
+        """
+        caller = self._model_fn_caller
+        kept, caller.config = caller.config, config
+        try:
+            return caller(features, labels, mode)
+        finally:
+            caller.config = kept
+
     def _replace_config(self, config: RunConfig) -> None:
         """A subclass's config change (TPUEstimator's steps_per_execution) reaches the
         model_fn and the runtime."""

@@ -1038,6 +1038,32 @@ class _VariableOpStandIn(NamedTuple):
     type: str = "VarHandleOp"
 
 
+@contextlib.contextmanager
+def initializers_of_traced_variables_only() -> Iterator[None]:
+    """Within it, `tf.compat.v1.variables_initializer` (and so `global_variables_initializer`,
+    `local_variables_initializer`, `Scaffold.default_local_init_op`) in a traced step groups
+    the initializers of the variables made in that graph only.
+
+    The engine's variables are made eagerly and initialised (or restored) by the engine;
+    they have no initializer op, and TensorFlow's `group` fails on their `None`.
+    """
+    from tensorflow.python.ops import variables
+
+    original = variables.variables_initializer
+
+    def variables_initializer(var_list: Any, name: str = "init") -> Any:
+        if not tf.executing_eagerly():
+            var_list = [v for v in var_list if getattr(v, "initializer", None) is not None]
+        return original(var_list, name=name)
+
+    # TensorFlow's own initializers call the module's function; code calls the public name.
+    with (
+        patched(variables, "variables_initializer", variables_initializer),
+        patched(_V1, "variables_initializer", variables_initializer),
+    ):
+        yield
+
+
 def variable_ops_in_traces() -> contextlib.AbstractContextManager:
     """Within it, TensorFlow's `moving_averages` reading `variable.op.name` of a variable
     made eagerly gets its TF1 op name (`dense/kernel`) instead of an error.
