@@ -54,6 +54,11 @@ _GRAPH_MODE_APIS = (
     "tf.sparse_placeholder",
     "tf.train.Saver",
 )
+_SESSIONS = ("Session", "InteractiveSession")
+GRAPH_BLOCK_NOTE = "inside `with tf.Graph().as_default():`: TensorFlow's own TF1 graph mode"
+SESSION_ON_A_GRAPH_NOTE = (
+    "a session on a graph of its own (graph=): TensorFlow's own TF1 graph mode"
+)
 _VERDICT_RANK = {"no_tensorflow": 0, "ok": 0, "skipped": 1, "caveats": 1, "tf1_mode": 2,
                  "blocked": 3, "unreadable": 4}  # fmt: skip
 _GRAPH_ONLY_APIS = ("tf.gradients", "tf.placeholder", "tf.sparse_placeholder",
@@ -270,18 +275,19 @@ def _estimator_name_entry(api: str) -> dict[str, Any]:
     }
 
 
+def _is_method_call(expr: ast.AST, method: str, on: Any = None) -> bool:
+    """Whether `expr` is `<x>.<method>()` (with `on(<x>)` true)."""
+    return (
+        isinstance(expr, ast.Call)
+        and isinstance(expr.func, ast.Attribute)
+        and expr.func.attr == method
+        and (on is None or on(expr.func.value))
+    )
+
+
 def _calls_method(node: ast.With | ast.AsyncWith, method: str, on: Any = None) -> bool:
     """Whether an item of `with` statement `node` is `<x>.<method>()` (`on(<x>)` true)."""
-    for item in node.items:
-        expr = item.context_expr
-        if (
-            isinstance(expr, ast.Call)
-            and isinstance(expr.func, ast.Attribute)
-            and expr.func.attr == method
-            and (on is None or on(expr.func.value))
-        ):
-            return True
-    return False
+    return any(_is_method_call(item.context_expr, method, on) for item in node.items)
 
 
 def _body_ids(node: ast.With | ast.AsyncWith) -> set[int]:
@@ -290,16 +296,35 @@ def _body_ids(node: ast.With | ast.AsyncWith) -> set[int]:
 
 
 def _graph_block_nodes(nodes: list[ast.AST]) -> set[int]:
-    """Ids of the nodes inside `with <graph>.as_default():` blocks."""
+    """Ids of the nodes inside `with <graph>.as_default():` blocks, and in the items that
+    follow it in the same `with` (entered in order: `with g.as_default(), tf.Session() as s:`
+    opens the session on `g`)."""
     inside: set[int] = set()
     for node in nodes:
-        if (
-            isinstance(node, ast.With | ast.AsyncWith)
-            and id(node) not in inside
-            and _calls_method(node, "as_default", _is_graph)
-        ):
-            inside |= _body_ids(node)
+        if not isinstance(node, ast.With | ast.AsyncWith) or id(node) in inside:
+            continue
+        for index, item in enumerate(node.items):
+            if _is_method_call(item.context_expr, "as_default", _is_graph):
+                inside |= _body_ids(node)
+                for later in node.items[index + 1 :]:
+                    parts = [later.context_expr, later.optional_vars]
+                    inside |= {id(n) for part in parts if part for n in ast.walk(part)}
+                break
     return inside
+
+
+def _sessions_on_a_graph(nodes: list[ast.AST]) -> set[int]:
+    """Ids of the `tf.Session` names called with a graph of their own: `Session(graph=g)`,
+    `Session(target, g)` (TensorFlow's TF1 graph mode, wherever the call is)."""
+    found = set()
+    for node in nodes:
+        if not isinstance(node, ast.Call) or getattr(node.func, "attr", None) not in _SESSIONS:
+            continue
+        graph = node.args[1] if len(node.args) > 1 else None
+        graph = next((k.value for k in node.keywords if k.arg == "graph"), graph)
+        if graph is not None and not (isinstance(graph, ast.Constant) and graph.value is None):
+            found.add(id(node.func))
+    return found
 
 
 def _test_session_blocks(nodes: list[ast.AST], in_graph: set[int]) -> tuple[list[int], set[int]]:
@@ -357,16 +382,16 @@ def _calls_any(nodes: list[ast.AST], names: tuple[str, ...]) -> bool:
     return False
 
 
-def _finding_for(use: tf1_api.TensorFlowUse, api: str, in_graph: bool, report: FileReport,
+def _finding_for(use: tf1_api.TensorFlowUse, api: str, graph_mode: str, report: FileReport,
                  cell: int | None) -> Finding | None:  # fmt: skip
+    """`graph_mode`: why the use runs in TensorFlow's TF1 graph mode ("" where it does not)."""
     entry = lookup(api)
     status, note, replacement = None, "", ""
     if entry is not None:
         status, note = entry["status"], entry.get("note", "")
         replacement = entry.get("replacement", "")
-        if in_graph and any(api == g or api.startswith(g + ".") for g in _GRAPH_MODE_APIS):
-            status, replacement = "supported", ""
-            note = "inside `with tf.Graph().as_default():`: TensorFlow's own TF1 graph mode"
+        if graph_mode and any(api == g or api.startswith(g + ".") for g in _GRAPH_MODE_APIS):
+            status, replacement, note = "supported", "", graph_mode
         unmet = optional_packages.unmet_need(entry)
         if unmet is not None:  # fails here, in the environment `check` runs in
             status, (note, replacement) = "unsupported", unmet
@@ -396,6 +421,7 @@ def _scan_tree(tree: ast.AST, nodes: list[ast.AST], report: FileReport, bindings
     in_graph |= graph_contexts.functions_called_in(nodes, in_graph)
     in_serving = graph_contexts.serving_function_nodes(nodes)
     session_lines, in_session = _test_session_blocks(nodes, in_graph)
+    on_a_graph = _sessions_on_a_graph(nodes)
     uncalled = uncalled_functions(tree)
     for line in session_lines:
         report.findings.append(Finding(report.path, line, "TestCase.test_session", "unsupported",
@@ -405,7 +431,10 @@ def _scan_tree(tree: ast.AST, nodes: list[ast.AST], report: FileReport, bindings
         if api is None or api == "tf":
             continue
         report.references += 1
-        finding = _finding_for(use, api, id(use.node) in in_graph, report, cell)
+        graph_mode = GRAPH_BLOCK_NOTE if id(use.node) in in_graph else ""
+        if not graph_mode and id(use.node) in on_a_graph:
+            graph_mode = SESSION_ON_A_GRAPH_NOTE
+        finding = _finding_for(use, api, graph_mode, report, cell)
         if id(use.node) in in_session and api in _GRAPH_ONLY_APIS:
             finding = Finding(report.path, use.line, api, "unsupported",
                               "graph-only, in a test session that runs eagerly in TF 2",

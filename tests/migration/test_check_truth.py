@@ -124,16 +124,24 @@ def test_a_session_in_a_graph_block_runs_outside_it_does_not(tmp_path):
         "with graph.as_default(), tf.Session() as s:\n"
         "    y = tf.placeholder(tf.float32)\n"
         "sess = tf.Session()\n"
+        "on_graph = tf.Session(graph=graph)\n"
+        "none = tf.Session(graph=None)\n"
+        "with tf.Session() as t, graph.as_default():\n"
+        "    pass\n"
     )
     report = report_of(tmp_path, source)
     assert statuses(report) == [
         (3, "tf.placeholder", "supported"),
         (4, "tf.Session", "supported"),
-        (7, "tf.Session", "unsupported"),  # the same `with`: not inside the graph block
+        (7, "tf.Session", "supported"),  # after as_default() in the same `with`: on `graph`
         (8, "tf.placeholder", "supported"),
         (9, "tf.Session", "unsupported"),
+        (10, "tf.Session", "supported"),  # a graph of its own
+        (11, "tf.Session", "unsupported"),
+        (12, "tf.Session", "unsupported"),  # opened before the graph becomes the default
     ]
     assert "graph mode" in report.findings[0].note
+    assert "a session on a graph of its own" in report.findings[5].note
 
 
 NOTEBOOK = {
