@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import collections
-from typing import Any
+from typing import Any, NamedTuple
 
 import keras
 import tensorflow as tf
 
-from keras_estimator.export.export_outputs import resolve_export_outputs
+from keras_estimator.export.export_outputs import ExportOutput, resolve_export_outputs
 from keras_estimator.seam import internals
 from keras_estimator.seam.internals import keras_variable_backing
 from keras_estimator.spec.mode_keys import ModeKeys
@@ -18,20 +17,6 @@ _DEFAULT_GRAPH_ERROR = (
     "\n\n1) {0} was created outside the context of the default graph.\n\n2) The object passed "
     'through to EstimatorSpec was not created in the most recent call to "model_fn".'
 )
-
-_FIELDS = [
-    "mode",
-    "predictions",
-    "loss",
-    "train_op",
-    "eval_metric_ops",
-    "export_outputs",
-    "training_chief_hooks",
-    "training_hooks",
-    "scaffold",
-    "evaluation_hooks",
-    "prediction_hooks",
-]
 
 
 def _is_tensor(x: Any) -> bool:
@@ -51,7 +36,9 @@ def _check_graph(x: Any, what: str, label: str) -> None:
         )
 
 
-def _validate_train_op(train_op: Any, mode: str) -> Any:
+def _validate_train_op(
+    train_op: Any, mode: str | None
+) -> tf.Operation | tf.Tensor | tf.Variable | keras.optimizers.Optimizer | None:
     if train_op is None:
         if mode == ModeKeys.TRAIN:
             raise ValueError(
@@ -82,7 +69,7 @@ def _validate_train_op(train_op: Any, mode: str) -> Any:
     return train_op
 
 
-def _validate_loss(loss: Any, mode: str) -> Any:
+def _validate_loss(loss: Any, mode: str | None) -> tf.Tensor | None:
     if loss is None:
         if mode in (ModeKeys.TRAIN, ModeKeys.EVAL):
             raise ValueError(
@@ -112,7 +99,7 @@ def _validate_loss(loss: Any, mode: str) -> Any:
     return loss
 
 
-def _validate_predictions(predictions: Any, mode: str) -> Any:
+def _validate_predictions(predictions: Any, mode: str | None) -> tf.Tensor | dict[str, tf.Tensor]:
     if predictions is None:
         if mode == ModeKeys.PREDICT:
             raise ValueError(
@@ -142,7 +129,9 @@ def _validate_predictions(predictions: Any, mode: str) -> Any:
     return predictions
 
 
-def validate_spec_hooks(hooks: Any, field: str = "hooks") -> tuple:
+def validate_spec_hooks(
+    hooks: Any, field: str = "hooks"
+) -> tuple[tf.compat.v1.train.SessionRunHook, ...]:
     hooks = tuple(hooks or [])
     for hook in hooks:
         if not isinstance(hook, tf.compat.v1.train.SessionRunHook):
@@ -242,7 +231,7 @@ def _is_metric_part(x: Any) -> bool:
     return _is_tensor(x) or isinstance(x, (tf.Operation, tf.Variable))
 
 
-def _validate_eval_metric_ops(eval_metric_ops: Any) -> dict:
+def _validate_eval_metric_ops(eval_metric_ops: Any) -> dict[str, Any]:
     """As tf.estimator 2.15: name -> `(value, update_op)` (value may be a nested tuple / dict
     of tensors) or a Keras metric updated in the model_fn."""
     if eval_metric_ops is None:
@@ -279,7 +268,7 @@ def _validate_eval_metric_ops(eval_metric_ops: Any) -> dict:
     return dict(eval_metric_ops)
 
 
-def _validate_scaffold(scaffold: Any) -> Any:
+def _validate_scaffold(scaffold: Any) -> tf.compat.v1.train.Scaffold:
     scaffold = scaffold or tf.compat.v1.train.Scaffold()
     if not isinstance(scaffold, tf.compat.v1.train.Scaffold):
         raise TypeError(
@@ -290,7 +279,9 @@ def _validate_scaffold(scaffold: Any) -> Any:
     return scaffold
 
 
-def _validate_export_outputs(export_outputs: Any, predictions: Any, mode: str) -> Any:
+def _validate_export_outputs(
+    export_outputs: Any, predictions: Any, mode: str | None
+) -> dict[str, ExportOutput] | None:
     if mode == ModeKeys.PREDICT:
         # As tf.estimator: a default signature from predictions, serving_default aliasing.
         return resolve_export_outputs(export_outputs, predictions)
@@ -311,7 +302,27 @@ def _is_default_scaffold(scaffold: Any) -> bool:
     )
 
 
-class EstimatorSpec(collections.namedtuple("EstimatorSpec", _FIELDS)):
+class _EstimatorSpecFields(NamedTuple):
+    """EstimatorSpec's fields, in tf.estimator's order (no defaults: `EstimatorSpec.__new__`
+    has them, and validates)."""
+
+    mode: str | None
+    # A Tensor or a dict of them; {} when the model_fn gave none.
+    predictions: tf.Tensor | dict[str, tf.Tensor]
+    loss: tf.Tensor | None
+    # An Operation or Tensor, a variable, or a Keras optimizer (see EstimatorSpec).
+    train_op: tf.Operation | tf.Tensor | tf.Variable | keras.optimizers.Optimizer | None
+    # name -> (value, update_op) or a keras.metrics.Metric
+    eval_metric_ops: dict[str, Any]
+    export_outputs: dict[str, ExportOutput] | None
+    training_chief_hooks: tuple[tf.compat.v1.train.SessionRunHook, ...]
+    training_hooks: tuple[tf.compat.v1.train.SessionRunHook, ...]
+    scaffold: tf.compat.v1.train.Scaffold
+    evaluation_hooks: tuple[tf.compat.v1.train.SessionRunHook, ...]
+    prediction_hooks: tuple[tf.compat.v1.train.SessionRunHook, ...]
+
+
+class EstimatorSpec(_EstimatorSpecFields):
     """Ops and objects returned from a `model_fn` and passed to an `Estimator`.
 
     Validation follows tf.estimator 2.15: TRAIN needs `loss` and `train_op`, EVAL needs
@@ -336,7 +347,7 @@ class EstimatorSpec(collections.namedtuple("EstimatorSpec", _FIELDS)):
 
     def __new__(
         cls,
-        mode: str,
+        mode: str | None,
         predictions: Any = None,
         loss: Any = None,
         train_op: Any = None,

@@ -5,7 +5,8 @@ from __future__ import annotations
 import copy
 import logging
 import os
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import numpy as np
 import tensorflow as tf
@@ -16,6 +17,7 @@ from keras_estimator.utils.fn_args import fn_args
 logger = logging.getLogger("keras_estimator")
 
 _USE_DEFAULT = object()
+_Config = TypeVar("_Config", bound="RunConfig")
 _SAVE_CKPT_ERR = "`save_checkpoints_steps` and `save_checkpoints_secs` cannot be both set."
 
 
@@ -247,6 +249,31 @@ class RunConfig:
         >>> config.save_checkpoints_secs is None
         True
     """
+
+    # The settings: set by _set() (by name, from __init__'s or replace()'s arguments) and
+    # read by the properties below.
+    _model_dir: str | None
+    _tf_random_seed: int | None
+    _save_summary_steps: int | None
+    _save_checkpoints_steps: int | None
+    _save_checkpoints_secs: int | None
+    _session_config: tf.compat.v1.ConfigProto | None
+    _keep_checkpoint_max: int | None
+    _keep_checkpoint_every_n_hours: float | None
+    _log_step_count_steps: int | None
+    _train_distribute: tf.distribute.Strategy | None
+    _device_fn: Callable[[tf.Operation], str] | None
+    _protocol: str | None
+    _eval_distribute: tf.distribute.Strategy | None
+    # tf.contrib's DistributeConfig, or any object with its train_distribute / eval_distribute
+    _experimental_distribute: Any
+    _experimental_max_worker_delay_secs: int | None
+    _session_creation_timeout_secs: int
+    _checkpoint_save_graph_def: bool
+    _steps_per_execution: int | None
+    _save_on_sigterm: bool
+    # From TF_CONFIG (_init_cluster): None for an evaluator, outside the training cluster.
+    _global_id_in_cluster: int | None
 
     def __init__(
         self,
@@ -590,7 +617,7 @@ class RunConfig:
         {"_train_distribute", "_eval_distribute", "_experimental_distribute", "_device_fn"}
     )
 
-    def __deepcopy__(self, memo: dict) -> RunConfig:
+    def __deepcopy__(self: _Config, memo: dict) -> _Config:
         new = object.__new__(type(self))
         memo[id(self)] = new
         for key, value in self.__dict__.items():
@@ -598,7 +625,7 @@ class RunConfig:
             new.__dict__[key] = value if shared else copy.deepcopy(value, memo)
         return new
 
-    def replace(self, **kwargs: Any) -> RunConfig:
+    def replace(self: _Config, **kwargs: Any) -> _Config:
         """Returns a copy with the given properties replaced (same list as tf.estimator).
 
         Example:

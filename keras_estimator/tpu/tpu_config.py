@@ -6,10 +6,10 @@ only `iterations_per_loop` matters: it is how many steps run per compiled execut
 
 from __future__ import annotations
 
-import collections
 import logging
 import re
-from typing import Any, NamedTuple
+from collections.abc import Sequence
+from typing import Any, NamedTuple, TypeVar
 
 import tensorflow as tf
 
@@ -61,22 +61,25 @@ def _tpu_job_name_from_tf_config() -> str | None:
     return service.get("tpu_worker_job_name") if isinstance(service, dict) else None
 
 
-_TPU_CONFIG_FIELDS = [
-    "iterations_per_loop",
-    "num_shards",
-    "num_cores_per_replica",
-    "per_host_input_for_training",
-    "tpu_job_name",
-    "initial_infeed_sleep_secs",
-    "input_partition_dims",
-    "eval_training_input_configuration",
-    "experimental_host_call_every_n_steps",
-    "experimental_allow_per_host_v2_parallel_get_next",
-    "experimental_feed_hook",
-]
+class _TPUConfigFields(NamedTuple):
+    """TPUConfig's fields, in tf.estimator's order (no defaults: `TPUConfig.__new__` has
+    them, and validates)."""
+
+    iterations_per_loop: int | str  # a count, or `<N>s` / `<N>m` / `<N>h`
+    num_shards: int | None
+    num_cores_per_replica: int | None
+    per_host_input_for_training: int  # an InputPipelineConfig value (True / False mapped)
+    tpu_job_name: str | None
+    initial_infeed_sleep_secs: int | None
+    input_partition_dims: Sequence[Any] | None
+    eval_training_input_configuration: int
+    experimental_host_call_every_n_steps: int
+    experimental_allow_per_host_v2_parallel_get_next: bool
+    # The SessionRunHook class TPUEstimator used for infeed/outfeed in place of its own.
+    experimental_feed_hook: type[tf.compat.v1.train.SessionRunHook] | None
 
 
-class TPUConfig(collections.namedtuple("TPUConfig", _TPU_CONFIG_FIELDS)):
+class TPUConfig(_TPUConfigFields):
     """TPU settings of a `tpu.RunConfig`, as `tf.estimator.tpu.TPUConfig`.
 
     Example:
@@ -91,11 +94,11 @@ class TPUConfig(collections.namedtuple("TPUConfig", _TPU_CONFIG_FIELDS)):
         per_host_input_for_training: bool | int = True,
         tpu_job_name: str | None = None,
         initial_infeed_sleep_secs: int | None = None,
-        input_partition_dims: Any = None,
+        input_partition_dims: Sequence[Any] | None = None,
         eval_training_input_configuration: int = InputPipelineConfig.PER_HOST_V1,
         experimental_host_call_every_n_steps: int = 1,
         experimental_allow_per_host_v2_parallel_get_next: bool = False,
-        experimental_feed_hook: Any = None,
+        experimental_feed_hook: type[tf.compat.v1.train.SessionRunHook] | None = None,
     ) -> TPUConfig:
         parse_iterations_per_loop(iterations_per_loop)
         if num_shards is not None:
@@ -148,6 +151,9 @@ class TPUConfig(collections.namedtuple("TPUConfig", _TPU_CONFIG_FIELDS)):
             ),
             experimental_feed_hook=experimental_feed_hook,
         )
+
+
+_TPURunConfig = TypeVar("_TPURunConfig", bound="RunConfig")
 
 
 class RunConfig(_BaseRunConfig):
@@ -205,7 +211,7 @@ class RunConfig(_BaseRunConfig):
     # A cluster resolver holds clients and locks: copies share it.
     _SHARED_ON_COPY = _BaseRunConfig._SHARED_ON_COPY | {"_cluster"}
 
-    def replace(self, **kwargs: Any) -> RunConfig:
+    def replace(self: _TPURunConfig, **kwargs: Any) -> _TPURunConfig:
         tpu_config = kwargs.pop("tpu_config", None)
         new = super().replace(**kwargs)
         if tpu_config is not None:

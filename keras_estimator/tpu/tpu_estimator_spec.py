@@ -2,28 +2,14 @@
 
 from __future__ import annotations
 
-import collections
 import inspect
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
 
 import tensorflow as tf
 
 from keras_estimator.spec.estimator_spec import EstimatorSpec, validate_spec_hooks
 from keras_estimator.utils.fn_args import fn_args
-
-_FIELDS = [
-    "mode",
-    "predictions",
-    "loss",
-    "train_op",
-    "eval_metrics",
-    "export_outputs",
-    "scaffold_fn",
-    "host_call",
-    "training_hooks",
-    "evaluation_hooks",
-    "prediction_hooks",
-]
 
 
 def _validate_host_call(name: str, host_call: Any) -> None:
@@ -56,7 +42,25 @@ def _call_host_fn(host_call: Any) -> Any:
     return fn(*tensors)
 
 
-class TPUEstimatorSpec(collections.namedtuple("TPUEstimatorSpec", _FIELDS)):
+class _TPUEstimatorSpecFields(NamedTuple):
+    """TPUEstimatorSpec's fields, in tf.estimator's order (no defaults:
+    `TPUEstimatorSpec.__new__` has them, and validates)."""
+
+    mode: str
+    predictions: Any  # a Tensor or a dict of them, as the model_fn gave it (or None)
+    loss: tf.Tensor | None
+    train_op: Any  # as EstimatorSpec's train_op (an Operation, a Tensor, ...)
+    # (metric_fn, tensors): a tuple or list, tensors a list (metric_fn's arguments) or a dict
+    eval_metrics: Sequence[Any] | None
+    export_outputs: dict[str, Any] | None
+    scaffold_fn: Callable[[], tf.compat.v1.train.Scaffold] | None
+    host_call: Sequence[Any] | None  # (fn, tensors), as eval_metrics
+    training_hooks: tuple[tf.compat.v1.train.SessionRunHook, ...]
+    evaluation_hooks: tuple[tf.compat.v1.train.SessionRunHook, ...]
+    prediction_hooks: tuple[tf.compat.v1.train.SessionRunHook, ...]
+
+
+class TPUEstimatorSpec(_TPUEstimatorSpecFields):
     """Ops and objects returned from a TPUEstimator `model_fn`.
 
     `eval_metrics=(metric_fn, tensors)`: `metric_fn(*tensors)` (or `**tensors` for a dict)
@@ -74,12 +78,12 @@ class TPUEstimatorSpec(collections.namedtuple("TPUEstimatorSpec", _FIELDS)):
         cls,
         mode: str,
         predictions: Any = None,
-        loss: Any = None,
+        loss: tf.Tensor | None = None,
         train_op: Any = None,
-        eval_metrics: Any = None,
-        export_outputs: Any = None,
-        scaffold_fn: Any = None,
-        host_call: Any = None,
+        eval_metrics: Sequence[Any] | None = None,
+        export_outputs: dict[str, Any] | None = None,
+        scaffold_fn: Callable[[], tf.compat.v1.train.Scaffold] | None = None,
+        host_call: Sequence[Any] | None = None,
         training_hooks: Any = None,
         evaluation_hooks: Any = None,
         prediction_hooks: Any = None,
@@ -112,7 +116,7 @@ class TPUEstimatorSpec(collections.namedtuple("TPUEstimatorSpec", _FIELDS)):
         """
         eval_metric_ops = _call_host_fn(self.eval_metrics) if self.eval_metrics else None
         train_op = self.train_op
-        hooks: tuple = ()
+        hooks: tuple[tf.compat.v1.train.SessionRunHook, ...] = ()
         if self.host_call is not None:
             host_ops = [
                 op for op in tf.nest.flatten(_call_host_fn(self.host_call)) if op is not None
