@@ -95,7 +95,9 @@ class TPUEstimator(Estimator):
                 "TPUEstimator(embedding_config_spec=...) (TPU embeddings) is not supported by "
                 "keras_estimator. Expected embeddings as ordinary variables in the model_fn."
             )
-        if model_fn is not None and "params" not in fn_args(model_fn):
+        if model_fn is None:  # the default of tf.estimator's signature: Estimator's error
+            raise ValueError("model_fn must be provided to Estimator.")
+        if "params" not in fn_args(model_fn):
             raise ValueError(
                 f"model_fn ({model_fn}) does not include params argument, required by "
                 "TPUEstimator to pass batch size as params['batch_size']"

@@ -694,6 +694,7 @@ def build_tpu_computation_for_inference(model_fn: Any, features: Any, labels: An
             for key, value in (spec.export_outputs or {}).items()
         )
         export_list = tf.nest.flatten(export_outputs)
+        predictions: dict[str, Any]
         if isinstance(spec.predictions, dict):
             predictions = collections.OrderedDict(spec.predictions.items())
         else:

@@ -64,7 +64,7 @@ def create_or_get_iterations_per_loop() -> tf.Variable:
         )
 
 
-class ExamplesPerSecondHook(_V1.train.StepCounterHook):
+class ExamplesPerSecondHook(tf.compat.v1.train.StepCounterHook):
     """Logs global_step/sec and examples/sec (= batch_size * steps/sec); with
     `output_dir` or `summary_writer`, also records both as summaries.
 
@@ -111,7 +111,7 @@ class ExamplesPerSecondHook(_V1.train.StepCounterHook):
         _V1.logging.info("examples/sec: %g", examples_per_sec)
 
 
-class InstallSignalHandlerHook(_V1.train.SessionRunHook):
+class InstallSignalHandlerHook(tf.compat.v1.train.SessionRunHook):
     """During the call, SIGINT (Ctrl-C) gets the default handler, which ends the process
     at once; the handler from before is restored at the end."""
 
@@ -125,7 +125,7 @@ class InstallSignalHandlerHook(_V1.train.SessionRunHook):
         signal.signal(signal.SIGINT, self._signal_fn)
 
 
-class TPUStopAtStepHook(_V1.train.SessionRunHook):
+class TPUStopAtStepHook(tf.compat.v1.train.SessionRunHook):
     """Stops at a step, and sets `iterations_per_loop` for each loop to come: the smaller
     of the steps left and the loop size (a count, or the steps estimated to fill the time
     budget of `iterations_per_loop` given in seconds).
@@ -178,6 +178,7 @@ class TPUStopAtStepHook(_V1.train.SessionRunHook):
     def after_create_session(self, session: Any, coord: Any) -> None:
         global_step = int(session.run(self._global_step_tensor))
         if self._final_step is None:
+            assert self._num_steps is not None  # __init__: exactly one of the two is set
             self._final_step = global_step + self._num_steps
         iterations = self._next_iterations(global_step, self._final_step)
         self._iterations_per_loop_var.load(iterations, session=session)
@@ -191,6 +192,7 @@ class TPUStopAtStepHook(_V1.train.SessionRunHook):
             self._iteration_count_estimator.update(
                 time.time() - self._start_time, self._next_iteration_count
             )
+        assert self._final_step is not None  # set by after_create_session
         global_step = int(run_context.session.run(self._global_step_tensor))
         if global_step >= self._final_step:
             run_context.request_stop()
@@ -199,7 +201,7 @@ class TPUStopAtStepHook(_V1.train.SessionRunHook):
             self._iterations_per_loop_var.load(iterations, session=run_context.session)
 
 
-class SetEvalIterationsHook(_V1.train.SessionRunHook):
+class SetEvalIterationsHook(tf.compat.v1.train.SessionRunHook):
     """Sets `iterations_per_loop` to the evaluation's step count once the session exists.
 
     Args:
@@ -216,7 +218,7 @@ class SetEvalIterationsHook(_V1.train.SessionRunHook):
         self._iterations_per_loop_var.load(self._num_steps, session=session)
 
 
-class StoppingPredictHook(_V1.train.SessionRunHook):
+class StoppingPredictHook(tf.compat.v1.train.SessionRunHook):
     """Ends prediction at the batch whose stopping signal is set (the batch
     `InputsWithStoppingSignals` appended): raises OutOfRangeError in after_run, so that
     batch's predictions are dropped. A `tf.compat.v1.train.MonitoredSession` ends on that
@@ -244,7 +246,7 @@ class StoppingPredictHook(_V1.train.SessionRunHook):
             raise tf.errors.OutOfRangeError(None, None, "Stopped by stopping signal.")
 
 
-class OutfeedHostCallHook(_V1.train.SessionRunHook):
+class OutfeedHostCallHook(tf.compat.v1.train.SessionRunHook):
     """Runs a host_call's tensors (or ops) on every step, as TPUEstimator did off TPU.
 
     Args:
@@ -258,7 +260,7 @@ class OutfeedHostCallHook(_V1.train.SessionRunHook):
         return _V1.train.SessionRunArgs(self._tensors)
 
 
-class MultiHostDatasetInitializerHook(_V1.train.SessionRunHook):
+class MultiHostDatasetInitializerHook(tf.compat.v1.train.SessionRunHook):
     """Runs dataset iterator initializers once the session exists.
 
     Args:
