@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
+import functools
 import logging
 import os
-from collections.abc import Callable, Iterator
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Protocol
 
 import keras
 import numpy as np
@@ -53,8 +53,24 @@ def _reported(loss: tf.Tensor) -> tf.Tensor:
     return tf.identity(loss) if loss.shape.rank == 0 else tf.reduce_mean(loss)
 
 
-def _nothing(graph: tf.Graph, returns: Any) -> None:
-    """No `on_traced` (see EstimatorModel.hooks_begun_in_trace)."""
+class StepHooks(Protocol):
+    """The hooks of one Estimator call, begun in the step's trace after the model_fn
+    (hooks/runner.py HookRunner): handed to `make_step`, never kept on the model."""
+
+    def attached_to(self, graph: tf.Graph) -> bool: ...
+
+    def attach(self, spec_hooks: tuple, graph: tf.Graph, global_step_read: tf.Tensor) -> None: ...
+
+
+@dataclasses.dataclass(frozen=True)
+class Step:
+    """What `make_step` gives the loop: the step function, its trace (None: a distributed
+    step, which its loop traces), and for distributed EVAL the metric update ops its
+    trace makes (filled when the loop traces it; the loop runs them after the steps)."""
+
+    fn: Callable
+    traced: TracedStep | None
+    eval_updates: list = dataclasses.field(default_factory=list)
 
 
 def split_batch(data: Any) -> tuple[Any, Any]:
@@ -114,9 +130,6 @@ class EstimatorModel(keras.Model):
         self._store = store
         self._ke_global_step = global_step
         self._settings = settings
-        self._eval_updates: list = []
-        self._hook_runner: Any = None  # the hooks begun in the trace being made
-        self._on_traced: Callable[[tf.Graph, Any], None] = _nothing  # hooks_begun_in_trace
         self.built = True  # its variables are the model_fn's (or come on its first data)
         with tf.init_scope():
             self.train_call_start = tf.Variable(0, dtype=tf.int64, trainable=False)
@@ -152,10 +165,14 @@ class EstimatorModel(keras.Model):
             return self._call_model_fn(features, labels, mode)
 
     def train_step(self, data: Any) -> dict[str, tf.Tensor]:
+        """Keras' training step (keras_model.fit): the TRAIN model_fn, no call's hooks."""
+        return self._train_step(data, None)
+
+    def _train_step(self, data: Any, hooks: StepHooks | None) -> dict[str, tf.Tensor]:
         global_step = self._ke_global_step
         # The Estimator's own trace, outside a strategy (not keras_model.fit's, nor a
         # replica's, whose kernels keep their streams).
-        own_trace = self._hook_runner is not None and not tf.distribute.has_strategy()
+        own_trace = hooks is not None and not tf.distribute.has_strategy()
         with tf1_graph_scope(self._store, global_step) as graph:
             call_start = self.train_call_start.read_value()
             summary_steps = self._settings.summary_steps
@@ -170,9 +187,7 @@ class EstimatorModel(keras.Model):
                 # The hooks begin before the summaries are merged, as in 2.15 (its
                 # SummarySaverHook merged them at the first step): a summary a hook's
                 # begin() adds is written too.
-                self._attach_hooks(spec.training_hooks + chief_hooks, graph)
-                if own_trace:  # the rest follows from the graph so far and the returns
-                    self._on_traced(graph, (spec.loss, train_op))
+                _attach_hooks(hooks, spec.training_hooks + chief_hooks, graph)
         start = global_step_read(graph)
         writes = _global_step_writes(graph, global_step)
         with tf.control_dependencies([train_op]):
@@ -196,13 +211,16 @@ class EstimatorModel(keras.Model):
             self.random_streams.make_restartable(graph)
         return outputs
 
-    def _distributed_train_step(self, strategy: tf.distribute.Strategy) -> Callable:
+    def _distributed_train_step(
+        self, strategy: tf.distribute.Strategy, hooks: StepHooks | None
+    ) -> Callable:
         # tf.estimator's contract with v1 optimizers: under this flag they scale the loss by
         # 1/replicas (gradients averaged), unless the last tf.losses reduction was SUM.
+        train_step = functools.partial(self._train_step, hooks=hooks)
 
         def step(data: Any) -> dict[str, Any]:
             with internals.estimator_loss_scaling(strategy):
-                outputs = strategy.run(self.train_step, args=(data,))
+                outputs = strategy.run(train_step, args=(data,))
             scaled = internals.loss_scaled_by_optimizer(tf.compat.v1.get_default_graph())
             # The reported loss: the mean over replicas when the optimizer averaged, else
             # the sum (tf.estimator's rule).
@@ -230,36 +248,14 @@ class EstimatorModel(keras.Model):
         with tf.name_scope("keras_optimizer"):
             return apply_as_train_op(optimizer, pairs)
 
-    def _attach_hooks(self, spec_hooks: tuple, graph: tf.Graph) -> None:
-        """Begins the hooks in the traced graph (once per trace: the first replica's). What
-        they fetch is pruned from this trace when they ask for it (engine/loops.py)."""
-        runner = self._hook_runner
-        if runner is not None and not runner.attached_to(graph):
-            runner.attach(spec_hooks, graph, global_step_read(graph))
-
-    @contextlib.contextmanager
-    def hooks_begun_in_trace(
-        self, runner: Any, on_traced: Callable[[tf.Graph, Any], None] = _nothing
-    ) -> Iterator[None]:
-        """Traces made in this block begin `runner`'s hooks (and the EstimatorSpec's) in
-        the traced graph, after the model_fn. A step traced outside a strategy then calls
-        `on_traced(graph, returns)`: what the trace adds after it (the summaries' writing,
-        the global step's increment, the random-stream rewrite, TF's automatic control
-        dependencies) follows from the graph so far, the tensors and ops the step returns
-        and runs (`returns`, a nest), and the model's settings. It may raise to give the
-        trace up."""
-        self._hook_runner, self._on_traced = runner, on_traced
-        try:
-            yield
-        finally:
-            self._hook_runner, self._on_traced = None, _nothing
-
     def test_step(self, data: Any) -> dict[str, tf.Tensor]:
-        pending, updates = self._eval_updates_of(data)
-        self._eval_updates = updates
+        """Keras' evaluation step (keras_model.evaluate): the EVAL model_fn's metrics."""
+        pending, updates = self._eval_updates_of(data, None)
         return metrics_lib.values_after(pending, updates)
 
-    def _eval_updates_of(self, data: Any, distributed: bool = False) -> tuple[dict, list]:
+    def _eval_updates_of(
+        self, data: Any, hooks: StepHooks | None, distributed: bool = False
+    ) -> tuple[dict, list]:
         """The EVAL model_fn on `data`: `(pending metric values, update ops)`.
 
         `distributed`: one replica's share; a replica left without examples (the input's
@@ -286,40 +282,52 @@ class EstimatorModel(keras.Model):
                 loss, weights=weights, name="keras_estimator_eval_loss"
             )
             pending, updates = metrics_lib.metric_updates(ops, self._store)
-            self._attach_hooks(spec.evaluation_hooks, graph)
+            _attach_hooks(hooks, spec.evaluation_hooks, graph)
             return pending, updates
 
-    def _distributed_eval_step(self, strategy: tf.distribute.Strategy) -> Callable:
+    def _distributed_eval_step(
+        self, strategy: tf.distribute.Strategy, hooks: StepHooks | None
+    ) -> Step:
         """EVAL under eval_distribute (tf.estimator 2.15): every replica runs the model_fn
         on its own batch and updates its share of the metrics' (SUM-aggregated) local
         variables; the values are read across replicas after all updates."""
+        traced_updates: list = []
 
         def step(data: Any) -> dict[str, Any]:
             parts: list = []
 
             def replica(data: Any) -> tf.Tensor:
-                pending, updates = self._eval_updates_of(data, distributed=True)
+                pending, updates = self._eval_updates_of(data, hooks, distributed=True)
                 parts.append((pending, updates))
                 return tf.constant(0)
 
             strategy.run(replica, args=(data,))
             updates = list({id(op): op for _, ops in parts for op in ops}.values())
-            self._eval_updates = updates
+            traced_updates[:] = updates  # this trace's: the loop runs them
             return metrics_lib.values_after(parts[0][0], updates)
 
-        return step
+        return Step(step, None, traced_updates)
 
     def predict_step(self, data: Any) -> Any:
+        """Keras' prediction step (keras_model.predict): the PREDICT model_fn's outputs."""
+        return self._predict_step(data, None)
+
+    def _predict_step(self, data: Any, hooks: StepHooks | None) -> Any:
         with tf1_graph_scope(self._store, self._ke_global_step) as graph:
             spec = self._spec_for(data, ModeKeys.PREDICT)
-            self._attach_hooks(spec.prediction_hooks, graph)
+            _attach_hooks(hooks, spec.prediction_hooks, graph)
             return spec.predictions
 
     # -- compiled steps and loops ----------------------------------------------------
     def make_step(
-        self, mode: str, element_spec: Any, strategy: tf.distribute.Strategy | None = None
-    ) -> tuple[Callable, TracedStep | None]:
-        """Traces the step for `mode` once; returns `(step_fn, traced step)`.
+        self,
+        mode: str,
+        element_spec: Any,
+        strategy: tf.distribute.Strategy | None = None,
+        hooks: StepHooks | None = None,
+    ) -> Step:
+        """Traces the step for `mode` once, `hooks` (a call's) begun in it after the
+        model_fn; returns the step function and its trace.
 
         Under a `strategy` (TRAIN, and EVAL with eval_distribute) each replica runs the
         step on its own batch; the training loss is the mean over replicas and hooks see
@@ -333,21 +341,22 @@ class EstimatorModel(keras.Model):
         """
         self.features_spec = split_batch(element_spec)[0]
         if mode == ModeKeys.TRAIN and strategy is not None:
-            return self._distributed_train_step(strategy), None
+            return Step(self._distributed_train_step(strategy, hooks), None)
         if mode == ModeKeys.EVAL and strategy is not None:
-            return self._distributed_eval_step(strategy), None
+            return self._distributed_eval_step(strategy, hooks)
         if mode == ModeKeys.TRAIN:
-            step_fn = tf.function(self.train_step, autograph=False)
-            traced = TracedStep.of(step_fn.get_concrete_function(element_spec), fn=step_fn)
-            return step_fn, traced
-        step = self.test_step if mode == ModeKeys.EVAL else self.predict_step
+            step_fn = tf.function(functools.partial(self._train_step, hooks=hooks),
+                                  autograph=False)  # fmt: skip
+            return Step(step_fn, TracedStep.of(step_fn.get_concrete_function(element_spec),
+                                               fn=step_fn))  # fmt: skip
         raw: dict[str, Any] = {}
 
         def trace(data: Any) -> Any:
-            self._eval_updates = []
-            raw["outputs"] = step(data)
-            raw["ops"] = list(self._eval_updates)
-            self._on_traced(tf.compat.v1.get_default_graph(), (raw["outputs"], raw["ops"]))
+            if mode == ModeKeys.EVAL:
+                pending, raw["ops"] = self._eval_updates_of(data, hooks)
+                raw["outputs"] = metrics_lib.values_after(pending, raw["ops"])
+            else:
+                raw["outputs"], raw["ops"] = self._predict_step(data, hooks), []
             return raw["outputs"]
 
         concrete = tf.function(trace, autograph=False).get_concrete_function(element_spec)
@@ -357,24 +366,21 @@ class EstimatorModel(keras.Model):
         fn = concrete if mode == ModeKeys.PREDICT else None
         traced = TracedStep(fn, concrete.graph, raw["outputs"], raw["ops"], num_args)
         run = traced.with_fetches({})
-        return (lambda data: run(data)[0]), traced
+        return Step(lambda data: run(data)[0], traced)
 
     def make_loop(
-        self,
-        step_fn: Callable,
-        traced: TracedStep | None,
-        mode: str,
-        strategy: tf.distribute.Strategy | None = None,
+        self, step: Step, mode: str, strategy: tf.distribute.Strategy | None = None
     ) -> Loop | PredictStep:
         """The compiled loop of `mode` around the step (see engine/loops.py): the one
         place that turns a mode and a strategy into a loop; a watched call runs the same
         loop one step at a time, with hook fetches (`with_fetches`)."""
+        step_fn, traced = step.fn, step.traced
         if mode == ModeKeys.PREDICT:
             return PredictStep(traced)
         if isinstance(strategy, tf.distribute.experimental.ParameterServerStrategy):
             return CoordinatedLoop(step_fn, self._ke_global_step, strategy)
         if mode == ModeKeys.EVAL and strategy is not None:
-            return DistributedEvalLoop(step_fn, updates=lambda: list(self._eval_updates))
+            return DistributedEvalLoop(step_fn, updates=lambda: list(step.eval_updates))
         if strategy is not None:  # make_step gave the distributed step, no trace yet
             # Multi-worker too: the training loop has every task run as many steps per call.
             return DistributedLoop(step_fn, self._ke_global_step, one_per_call=False)
@@ -577,3 +583,11 @@ class EstimatorModel(keras.Model):
     def reset_metrics(self) -> None:
         super().reset_metrics()
         self._store.reset_locals()
+
+
+def _attach_hooks(hooks: StepHooks | None, spec_hooks: tuple, graph: tf.Graph) -> None:
+    """Begins a call's hooks and the EstimatorSpec's in the traced graph (once per trace:
+    the first replica's). What they fetch is pruned from this trace when they ask for it
+    (engine/loops.py)."""
+    if hooks is not None and not hooks.attached_to(graph):
+        hooks.attach(spec_hooks, graph, global_step_read(graph))

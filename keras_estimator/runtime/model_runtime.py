@@ -37,7 +37,7 @@ from keras_estimator.hooks.runner import HookRunner
 from keras_estimator.hooks.session import HookSession
 from keras_estimator.runtime.model_fn_call import ModelFnCaller
 from keras_estimator.runtime.scaffold_session import restore_with_saver, run_init_fn
-from keras_estimator.runtime.traces import ModelSlot, SameStep, StepCheck, Trace
+from keras_estimator.runtime.traces import ModelSlot, StepIdentity, Trace
 from keras_estimator.seam import internals
 from keras_estimator.spec.mode_keys import ModeKeys
 from keras_estimator.spec.run_config import RunConfig
@@ -313,16 +313,7 @@ class ModelRuntime:
         caller = self.call_model_fn
         caller.made_per_call = caller.made_scaffold = False
         strategy = self.strategy_for(mode)
-
-        def adoptable() -> bool:
-            # A step traced with hooks only, run by a loop over that trace (the distributed
-            # loops trace the step themselves; PREDICT's step runs alone).
-            return (caller.made_per_call and not caller.made_scaffold
-                    and strategy is None and mode != ModeKeys.PREDICT)  # fmt: skip
-
-        check = StepCheck(store.variables, adoptable, earlier.identity if earlier else None)
         with (
-            model.hooks_begun_in_trace(runner, on_traced=check),
             seeded_python_random(self.config.tf_random_seed),
             self.scope(mode),
             store.creating() as used,
@@ -331,12 +322,22 @@ class ModelRuntime:
             # it is, once, before its concrete function is scheduled onto the workers.
             quiet_tf_warning("invoked without using `ClusterCoordinator.schedule`"),
         ):
-            try:
-                step_fn, traced = model.make_step(mode, dataset.element_spec, strategy)
-            except SameStep as same:  # the same step as before: its hooks run on its loop
-                self._step_graphs[mode] = earlier.graph
-                return earlier.adopt(runner, source=same.graph)
-            loop = model.make_loop(step_fn, traced, mode, strategy)
+            step = model.make_step(mode, dataset.element_spec, strategy, hooks=runner)
+            # A step traced with hooks only, run by a loop over that trace (the distributed
+            # loops trace the step themselves; PREDICT's step runs alone), may be the same
+            # computation as `earlier`'s: then its hooks run on that loop.
+            adoptable = (caller.made_per_call and not caller.made_scaffold
+                         and step.traced is not None and mode != ModeKeys.PREDICT)  # fmt: skip
+            identity = None
+            if adoptable:
+                traced = step.traced
+                # The ops it runs are a set (a trace's control outputs come in no set order).
+                ops = sorted(op.name for op in traced.ops)
+                identity = StepIdentity(traced.graph, store.variables, (traced.outputs, ops))
+                if earlier is not None and identity == earlier.identity:
+                    self._step_graphs[mode] = earlier.graph
+                    return earlier.adopt(runner, source=traced.graph)
+            loop = model.make_loop(step, mode, strategy)
             if mode != ModeKeys.PREDICT and not isinstance(loop, ChunkedLoop):
                 # Traced here, in the scopes above: these loops trace the step. The
                 # chunked loop calls the step traced above, and is traced when a call
@@ -345,13 +346,13 @@ class ModelRuntime:
             runner.step_ops = loop.step_ops
             ops = loop.step_ops
             self._step_graphs[mode] = (
-                traced.graph if traced is not None else (ops[0].graph if ops else None)
+                step.traced.graph if step.traced is not None else (ops[0].graph if ops else None)
             )
         used.add("global_step")
-        graph = traced.graph if traced is not None else None
+        graph = step.traced.graph if step.traced is not None else None
         # Distributed loops trace their step themselves: their kernels are taken to keep state.
         keeps_state = getattr(loop, "keeps_kernel_state", True)
-        return Trace(loop, used, runner, caller.made_per_call, graph, check.identity, keeps_state)
+        return Trace(loop, used, runner, caller.made_per_call, graph, identity, keeps_state)
 
     @contextlib.contextmanager
     def summaries_for(self, mode: str) -> Iterator[tf.summary.SummaryWriter | None]:

@@ -3,10 +3,10 @@
 A later call of the same mode on input of the same structure runs the same trace with its
 own hooks begun in it, unless the EstimatorSpec carried objects tf.estimator's per-call
 model_fn made anew for every call (hooks, a Scaffold): then the model_fn is called again.
-When that call traces the same step as before (`StepIdentity`) and carried hooks only, its
-hooks run on the compiled loop already made (`Trace.adopt`): their fetches are the same
-tensors of the earlier trace, found by name. That is known once the step's Python has run
-(`StepCheck`), and the trace is given up there, before what only a compiled step needs.
+When that call traces the same step as before (`StepIdentity`, compared once the new
+trace is made) and carried hooks only, its hooks run on the compiled loop already made
+(`Trace.adopt`): their fetches are the same tensors of the earlier trace, found by name;
+the new trace is dropped before a loop is built or compiled around it.
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ import tensorflow as tf
 
 from keras_estimator.checkpoint.graph_files import canonical_graph_def, variable_handles
 from keras_estimator.hooks.runner import HookRunner
-from keras_estimator.seam import internals
 
 # Traces kept per model (least recently used dropped first): a mode each for TRAIN, EVAL and
 # PREDICT, and a few input structures (batch shapes that vary, say).
@@ -67,50 +66,6 @@ class StepIdentity:
     __hash__ = None  # type: ignore[assignment]
 
 
-class SameStep(Exception):
-    """Ends a trace found to be the same step as an earlier one (see StepCheck)."""
-
-    def __init__(self, graph: tf.Graph) -> None:
-        super().__init__("the step traced is the same as the earlier trace's")
-        self.graph = graph
-
-
-class StepCheck:
-    """Called in a step's trace once its model_fn ran and its hooks began: keeps the
-    step's identity when a later call may adopt this trace, and gives the trace up
-    (SameStep) when it is `earlier`'s step.
-
-    What a trace adds after that point (the summaries' writing, the global step's
-    increment, the random-stream rewrite, TF's automatic control dependencies) follows
-    from the graph so far, what the step returns, the model's settings and the mode's
-    event-file writer, the last two the same for two traces of one key: the graph so far
-    and the returns tell the two steps apart.
-
-    Args:
-        variables: the model's variables by name (what StepIdentity names captures by).
-        adoptable: whether a trace of the step can be adopted, asked after the model_fn
-            ran (it carried hooks only, and runs in a loop over this trace).
-        earlier: the identity of the earlier trace of the same key, if it kept one.
-    """
-
-    def __init__(
-        self,
-        variables: dict[str, tf.Variable],
-        adoptable: Callable[[], bool],
-        earlier: StepIdentity | None,
-    ) -> None:
-        self._variables, self._adoptable, self._earlier = variables, adoptable, earlier
-        self.identity: StepIdentity | None = None
-
-    def __call__(self, graph: tf.Graph, returns: Any) -> None:
-        if not self._adoptable():
-            return
-        self.identity = StepIdentity(graph, self._variables, returns)
-        if self.identity == self._earlier:
-            internals.abandon_trace(graph)
-            raise SameStep(graph)
-
-
 class Trace:
     """One mode's traced step and loop.
 
@@ -146,7 +101,7 @@ class Trace:
 
     def adopt(self, runner: HookRunner, source: tf.Graph) -> Trace:
         """This trace's loop running `runner`'s hooks, begun in `source`: a later call's
-        trace of the same step (StepCheck), given up once its model_fn and hooks ran.
+        trace of the same step (equal `StepIdentity`), dropped unrun.
 
         Its hooks are tf.estimator's fresh ones of that call; what they fetch from their own
         graph is the same-named tensor of this one (their begin() ran inside the trace, so

@@ -710,14 +710,6 @@ def rewire_consumers(tensor: tf.Tensor, replacement: tf.Tensor) -> None:
                 consumer._update_input(index, replacement)
 
 
-def abandon_trace(graph: tf.Graph) -> None:
-    """The trace being made in `graph` is given up (an exception ends it): tf.function's
-    automatic control dependencies, applied on the way out, leave its ops unordered."""
-    manager = graph.experimental_acd_manager
-    if manager is not None:
-        manager._n_operations = graph.num_operations()
-
-
 def plain_data_op(op: tf.Operation) -> bool:
     """True when `op` is outside TF1 control flow and no op waits on it by a control edge:
     its outputs can be rewired to another op's."""
