@@ -259,12 +259,14 @@ class StepGraphBuild:
     def when_built(self, action: Callable[[StepGraph], None]) -> None:
         """Runs `action(graph)` now when built, else once built; raises what `make` raised."""
         with self._lock:
-            if self._graph is None and self._failed is None:
+            graph, failed = self._graph, self._failed
+            if graph is None and failed is None:
                 self._actions.append(action)
                 return
-        if self._failed is not None:
-            raise self._failed
-        action(self._graph)
+        if failed is not None:
+            raise failed
+        assert graph is not None  # the build ended: with a graph, or `failed`
+        action(graph)
 
     def result(self) -> StepGraph:
         """The graph, once built and the queued actions ran; raises what failed in them
@@ -277,6 +279,7 @@ class StepGraphBuild:
             logger.error("Writing a graph file failed too: %s", later)
         if errors:
             raise errors[0]
+        assert self._graph is not None  # the build ended: with a graph, or `_failed`
         return self._graph
 
 

@@ -30,7 +30,7 @@ def read_eval_metrics(eval_dir: str) -> collections.OrderedDict:
     return read_scalars(eval_dir)
 
 
-class _StopWhenHook(_V1.train.SessionRunHook):
+class _StopWhenHook(tf.compat.v1.train.SessionRunHook):
     """Requests a stop once `should_stop_fn()` is true, checked on a step/second timer."""
 
     def __init__(self, should_stop_fn: Callable[[], bool], every_secs: Any, every_steps: Any):
@@ -60,7 +60,7 @@ def make_early_stopping_hook(
     should_stop_fn: Callable[[], bool],
     run_every_secs: float | None = 60,
     run_every_steps: int | None = None,
-) -> _V1.train.SessionRunHook:
+) -> tf.compat.v1.train.SessionRunHook:
     """A hook that stops training when `should_stop_fn()` returns True.
 
     Example:
@@ -83,7 +83,7 @@ def make_early_stopping_hook(
 def _threshold_hook(
     estimator: Any, metric_name: str, threshold: float, higher: bool, eval_dir: Any, min_steps: int,
     run_every_secs: Any, run_every_steps: Any,
-) -> _V1.train.SessionRunHook:  # fmt: skip
+) -> tf.compat.v1.train.SessionRunHook:  # fmt: skip
     directory = eval_dir or estimator.eval_dir()
     crossed = operator.gt if higher else operator.lt
 
@@ -105,7 +105,7 @@ def _threshold_hook(
 def _no_improvement_hook(
     estimator: Any, metric_name: str, patience: int, higher: bool, eval_dir: Any, min_steps: int,
     run_every_secs: Any, run_every_steps: Any,
-) -> _V1.train.SessionRunHook:  # fmt: skip
+) -> tf.compat.v1.train.SessionRunHook:  # fmt: skip
     directory = eval_dir or estimator.eval_dir()
     better = operator.gt if higher else operator.lt
 

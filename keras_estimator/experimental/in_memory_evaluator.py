@@ -10,7 +10,7 @@ import tensorflow as tf
 _V1 = tf.compat.v1
 
 
-class InMemoryEvaluatorHook(_V1.train.SessionRunHook):
+class InMemoryEvaluatorHook(tf.compat.v1.train.SessionRunHook):
     """Runs `estimator.evaluate`-style evaluation inside training, without a checkpoint.
 
     As `tf.estimator.experimental.InMemoryEvaluatorHook`: before training, every

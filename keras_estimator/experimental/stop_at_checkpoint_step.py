@@ -13,7 +13,7 @@ from keras_estimator.engine.graph_scope import global_step_read
 _V1 = tf.compat.v1
 
 
-class StopAtCheckpointStepHook(_V1.train.SessionRunHook):
+class StopAtCheckpointStepHook(tf.compat.v1.train.SessionRunHook):
     """Requests a stop once `model_dir`'s latest checkpoint is at `last_step` or later.
 
     A non-chief worker cannot trust its own step count to know that the final checkpoint
@@ -51,7 +51,7 @@ class StopAtCheckpointStepHook(_V1.train.SessionRunHook):
 
 def make_stop_at_checkpoint_step_hook(
     estimator: Any, last_step: int, wait_after_file_check_secs: float = 30
-) -> _V1.train.SessionRunHook:
+) -> tf.compat.v1.train.SessionRunHook:
     """A hook that stops training at `last_step`, as tf.estimator's of the same name.
 
     The chief stops at the step itself (a `StopAtStepHook`); other workers stop once the

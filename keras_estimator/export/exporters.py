@@ -137,7 +137,7 @@ def _check_name(name: Any) -> None:
     old exports there, so a name reaching elsewhere would delete another exporter's."""
     if not isinstance(name, str):
         return  # None, empty or not a string: EvalSpec says so, as in tf.estimator
-    separators = {"/", os.sep, os.altsep} - {None}
+    separators = {s for s in ("/", os.sep, os.altsep) if s}
     if name in (".", "..") or any(s in name for s in separators):
         raise ValueError(
             f"The exporter name {name!r} is not a single directory name: exports go to "
@@ -157,7 +157,13 @@ class _SavedModelExport:
     """The `export_saved_model` call the exporters share."""
 
     def __init__(
-        self, name: str, serving_input_receiver_fn: Callable, assets_extra: Any, as_text: bool
+        self,
+        name: str,
+        # None only from BestExporter's default (as tf.estimator's): export_saved_model
+        # then raises TypeError (not callable).
+        serving_input_receiver_fn: Callable | None,
+        assets_extra: Any,
+        as_text: bool,
     ) -> None:
         _check_name(name)
         self.name = name

@@ -18,8 +18,9 @@ __all__ = ["numpy_input_fn"]
 ArrayOrDict = np.ndarray | Mapping[Any, Any]
 
 
-def check_shuffle(shuffle: Any) -> None:
-    """Raises the 2.15 ValueError unless `shuffle` is a bool (it has no default on purpose)."""
+def check_shuffle(shuffle: Any) -> bool:
+    """`shuffle`; raises the 2.15 ValueError unless it is a bool (it has no default on
+    purpose)."""
     if not isinstance(shuffle, bool):
         raise ValueError(
             "shuffle must be provided and explicitly set as boolean "
@@ -27,6 +28,7 @@ def check_shuffle(shuffle: Any) -> None:
             "shuffle=True for training, shuffle=False for evaluation and prediction. "
             f"Received: shuffle={shuffle!r}"
         )
+    return shuffle
 
 
 def check_batching(batch_size: Any, num_epochs: Any) -> None:
@@ -153,7 +155,7 @@ def numpy_input_fn(
         in `x` and `y` differ in length.
       TypeError: when the returned input_fn is called, if `x` is neither a dict nor an array.
     """
-    check_shuffle(shuffle)
+    shuffle = check_shuffle(shuffle)
     check_batching(batch_size, num_epochs)
 
     def input_fn() -> tf.data.Dataset:

@@ -100,7 +100,7 @@ def pandas_input_fn(
       TypeError: if `target_column` is not a string, or `x` is not a DataFrame.
     """
     pd = _import_pandas()
-    check_shuffle(shuffle)
+    shuffle = check_shuffle(shuffle)
     if not isinstance(target_column, str):
         raise TypeError(
             "target_column must be a string type. Fix: pass target_column='name'. "

@@ -220,7 +220,7 @@ def _checkpoint_step(checkpoint: str | None) -> int | None:
         return None  # unreadable or without a global step: train() will say so
 
 
-class _EvaluateOnSave(_V1.train.CheckpointSaverListener):
+class _EvaluateOnSave(tf.compat.v1.train.CheckpointSaverListener):
     """Evaluates and exports after checkpoint saves, at most once per `throttle_secs`."""
 
     def __init__(self, estimator: Any, eval_spec: EvalSpec, max_steps: int | None) -> None:

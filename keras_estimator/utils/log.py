@@ -27,7 +27,8 @@ def follow_tensorflow_logger() -> None:
     if logger.parent is not tensorflow_logger:
         logger.parent = tensorflow_logger
         # Levels are cached per logger; a new parent changes the effective level.
-        logging.getLogger().manager._clear_cache()
+        # setLevel (here to the level it has) clears those caches.
+        logger.setLevel(logger.level)
 
 
 @contextlib.contextmanager

@@ -112,7 +112,7 @@ class Layer:
     def build(self, input_shape: tf.TensorShape) -> None:
         self.built = True
 
-    def call(self, inputs: Any, **kwargs: Any) -> Any:
+    def call(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
         return inputs
 
     def apply(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
