@@ -9,7 +9,6 @@ of the model_fn gets stable default names (v1 scopes and Keras auto-names).
 from __future__ import annotations
 
 import contextlib
-import weakref
 from collections.abc import Iterator
 
 import tensorflow as tf
@@ -41,7 +40,9 @@ _PER_TRACE_COLLECTIONS = (
     "global_step_read_op_cache",
 )
 _GLOBAL_STEP_READ_KEY = "global_step_read_op_cache"
-_prepared_graphs: weakref.WeakSet = weakref.WeakSet()
+# A graph prepared for model_fn calls says so itself (another replica's call, or a second
+# model_fn call in one trace, finds it prepared).
+_PREPARED_KEY = "keras_estimator_prepared"
 
 
 def _prepare_graph(graph: tf.Graph, store: VariableStore, global_step: tf.Variable) -> None:
@@ -51,7 +52,7 @@ def _prepare_graph(graph: tf.Graph, store: VariableStore, global_step: tf.Variab
     graph.add_to_collection(_KEYS.GLOBAL_STEP, global_step)
     with tf.name_scope("global_step_read"):
         graph.add_to_collection(_GLOBAL_STEP_READ_KEY, tf.identity(global_step.read_value()))
-    _prepared_graphs.add(graph)
+    graph.add_to_collection(_PREPARED_KEY, True)
 
 
 def _keras_metric_variables_local(store: VariableStore) -> contextlib.AbstractContextManager:
@@ -69,7 +70,7 @@ def tf1_graph_scope(store: VariableStore, global_step: tf.Variable) -> Iterator[
     """
     graph = tf.compat.v1.get_default_graph()
     with store.lock:
-        if graph not in _prepared_graphs:
+        if not graph.get_collection(_PREPARED_KEY):
             _prepare_graph(graph, store, global_step)
     root = tf.compat.v1.get_variable_scope()
     with (

@@ -20,8 +20,6 @@ kernel's stream, and the runtime starts them anew as before.
 
 from __future__ import annotations
 
-import weakref
-
 import numpy as np
 import tensorflow as tf
 
@@ -38,21 +36,26 @@ _STATELESS_TWINS = {
 _PHILOX = 1  # tf.random.Algorithm.PHILOX
 _OUTPUTS_RESERVED_PER_ELEMENT = 256  # GuardedPhiloxRandom::ReserveRandomOutputs(n, 256)
 
-# Per traced graph: the replaced ops' output names -> the names of the tensors drawing the
-# same numbers (a hook that fetches the raw draw gets the numbers the step used). Names, not
-# tensors: a tensor would keep its graph, the key, alive.
-_replacements: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+# What a traced graph records of its replaced ops, in a collection of its own: (the
+# replaced op's output name, the name of the tensor drawing the same numbers), so a hook
+# that fetches the raw draw gets the numbers the step used. Names, not tensors (the graph
+# keeps the record, and goes with it).
+_TWINS_KEY = "keras_estimator_random_twins"
+
+
+def _twins(graph: tf.Graph) -> dict[str, str]:
+    return dict(graph.get_collection(_TWINS_KEY))
 
 
 def same_draw(tensor: tf.Tensor) -> tf.Tensor:
     """`tensor`, or the tensor that now draws its numbers when its op was replaced."""
-    twin = _replacements.get(tensor.graph, {}).get(tensor.name)
+    twin = _twins(tensor.graph).get(tensor.name)
     return tensor if twin is None else tensor.graph.get_tensor_by_name(twin)
 
 
 def replaced_ops(graph: tf.Graph) -> frozenset[str]:
     """The names of the ops of `graph` replaced by stateless twins (left without users)."""
-    return frozenset(name.rsplit(":", 1)[0] for name in _replacements.get(graph, {}))
+    return frozenset(name.rsplit(":", 1)[0] for name in _twins(graph))
 
 
 class RandomStreams:
@@ -66,10 +69,10 @@ class RandomStreams:
     def make_restartable(self, graph: tf.Graph) -> None:
         """Replaces the seeded TF1 random ops of `graph` (the step being traced) by their
         stateless twins. Call it at the end of the step's trace, outside any strategy."""
-        replaced = _replacements.setdefault(graph, {})
+        replaced = _twins(graph)
         for op in graph.get_operations():
             if op.type in _STATELESS_TWINS and f"{op.name}:0" not in replaced and _covered(op):
-                replaced[f"{op.name}:0"] = self._twin(op).name
+                graph.add_to_collection(_TWINS_KEY, (f"{op.name}:0", self._twin(op).name))
 
     def _twin(self, op: tf.Operation) -> tf.Tensor:
         offset = self._offsets.get(op.name)
