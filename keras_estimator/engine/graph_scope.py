@@ -14,6 +14,7 @@ from collections.abc import Iterator
 import tensorflow as tf
 
 from keras_estimator.checkpoint.init_from_checkpoint import recording_checkpoint_initializers
+from keras_estimator.engine.keras_models import keras_models_as_tf1
 from keras_estimator.engine.keras_optimizer import keras_optimizers_as_tf1
 from keras_estimator.engine.variable_store import VariableStore
 from keras_estimator.seam import internals
@@ -88,6 +89,8 @@ def tf1_graph_scope(store: VariableStore, global_step: tf.Variable) -> Iterator[
         _keras_metric_variables_local(store),
         # Keras 3 optimizers with tf.keras 2's graph-mode surface (apply_gradients -> op).
         keras_optimizers_as_tf1(),
+        # ... and models with tf.keras 2's `metrics` and `get_updates_for`.
+        keras_models_as_tf1(),
     ):
         # Re-entering the root scope by object restores the default-name counters on exit,
         # so a second call in the same graph (another replica) names layers the same.

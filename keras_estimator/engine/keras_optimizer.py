@@ -98,6 +98,33 @@ def _minimize(
     return apply_as_train_op(optimizer, pairs, name=name or "keras_train_op")
 
 
+def _get_gradients(optimizer: Any, loss: Any, params: Any) -> list:
+    """tf.keras 2's `get_gradients(loss, params)` in a graph: the gradient of the loss
+    tensor for each of `params`, every one required. (Clipping happens once, in Keras 3's
+    apply_gradients.)"""
+    params = list(tf.nest.flatten(params))
+    grads = tf.gradients(loss, [internals.keras_variable_backing(p) for p in params])
+    missing = [getattr(p, "path", None) or p.name for g, p in zip(grads, params) if g is None]
+    if missing:
+        raise ValueError(
+            f"optimizer.get_gradients: the loss has no gradient for {len(missing)} of the "
+            f"{len(params)} variables given (first: {missing[0]!r}). Expected every variable "
+            "in params to take part in computing the loss, as tf.keras 2 required. Fix: pass "
+            "only the variables the loss depends on (e.g. the model's trainable_variables "
+            f"after calling it). Received: loss={getattr(loss, 'name', loss)!r}"
+        )
+    return grads
+
+
+def _get_updates(optimizer: Any, loss: Any, params: Any) -> list:
+    """tf.keras 2's `get_updates(loss, params)` in a graph: `[train_op]`, the op applying
+    the loss's gradients to `params` (TensorFlow's TF 2.0 migration guide's custom model_fn
+    and TF-Ranking's keras estimator take `[0]`)."""
+    params = list(tf.nest.flatten(params))
+    grads = _get_gradients(optimizer, loss, params)
+    return [apply_as_train_op(optimizer, list(zip(grads, params)))]
+
+
 def _is_global_step(value: Any) -> bool:
     name = getattr(value, "name", "") or ""
     dtype = getattr(value, "dtype", None)
@@ -129,9 +156,13 @@ def _refuse_tf1_minimize(optimizer: Any, given: str) -> None:
 
 def keras_optimizers_as_tf1() -> contextlib.AbstractContextManager:
     """Inside (one model_fn call), Keras 3 optimizers behave as tf.keras 2's in a TF1 graph:
-    `apply_gradients` returns a train op, `minimize(loss, var_list)` exists, and
-    `optimizer.iterations` may be set (to the global step: then it counts the steps)."""
-    return internals.keras_optimizers_as_in_tf1_graph(_apply_gradients, _minimize)
+    `apply_gradients` returns a train op, `minimize(loss, var_list)`,
+    `get_updates(loss, params)` and `get_gradients(loss, params)` exist, `get_config()`
+    works (`clone_model` of a compiled model calls it), and `optimizer.iterations` may be
+    set (to the global step: then it counts the steps)."""
+    return internals.keras_optimizers_as_in_tf1_graph(
+        _apply_gradients, _minimize, _get_updates, _get_gradients
+    )
 
 
 class GlobalStepOptimizer(keras.optimizers.SGD):

@@ -173,12 +173,13 @@ def _metric_ops(
     """The compiled metrics (updated), keyed as 2.15 reported them (`<output>_<name>` for
     several outputs; tf.keras 2's graph-mode names after `disable_v2_behavior()`) or
     renamed by `metric_names_map`."""
-    compiled = [m for m in model.metrics if m.name == "compile_metrics"]
-    if not compiled:
+    # The container itself (inside a model_fn, `model.metrics` lists tf.keras 2's view).
+    compiled = internals.keras_compiled_parts(model).compile_metrics
+    if compiled is None:
         return None
-    names = list(compiled[0].result())  # same order as .metrics, Keras' unique names
+    names = list(compiled.result())  # same order as .metrics, Keras' unique names
     as_2_15 = tf_keras2_metric_names(names, compiled_as, output_names, graph_mode)
-    metrics = {as_2_15[name]: metric for name, metric in zip(names, compiled[0].metrics)}
+    metrics = {as_2_15[name]: metric for name, metric in zip(names, compiled.metrics)}
     if not metric_names_map:
         return metrics
     unknown = set(metrics) - set(metric_names_map)

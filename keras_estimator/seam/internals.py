@@ -130,6 +130,11 @@ def _expectations() -> list[tuple[str, bool]]:
         ("keras.optimizers.Optimizer._iterations / iterations (a property)",
          "_iterations" in _mro_sets(keras.optimizers.Optimizer, "__init__")
          and isinstance(getattr(keras.optimizers.Optimizer, "iterations", None), property)),
+        ("keras.Model.metrics (a property) and compile()'s _loss_tracker / _compile_metrics "
+         "/ _compile_loss",
+         isinstance(getattr(keras.Model, "metrics", None), property)
+         and {"_loss_tracker", "_compile_metrics", "_compile_loss"}
+         <= _mro_sets(keras.Model, "compile")),
         ("keras.metrics.Metric.add_variable", hasattr(keras.metrics.Metric, "add_variable")),
         ("DatasetV1.make_one_shot_iterator / make_initializable_iterator",
          hasattr(_dataset_ops.DatasetV1, "make_one_shot_iterator")
@@ -258,15 +263,21 @@ def keras_optimizer_learning_rate(optimizer: keras.optimizers.Optimizer) -> Any:
 
 @contextlib.contextmanager
 def keras_optimizers_as_in_tf1_graph(
-    apply_gradients: Callable[..., Any], minimize: Callable[..., Any]
+    apply_gradients: Callable[..., Any],
+    minimize: Callable[..., Any],
+    get_updates: Callable[..., Any],
+    get_gradients: Callable[..., Any],
 ) -> Iterator[None]:
     """Inside, Keras 3 optimizers have tf.keras 2's graph-mode surface: `apply_gradients`
     is `apply_gradients(optimizer, grads_and_vars, original)` (`original(optimizer, pairs)`
-    is Keras 3's own), `minimize(optimizer, loss, var_list, ...)` exists, and
+    is Keras 3's own), `minimize(optimizer, loss, var_list, ...)`,
+    `get_updates(optimizer, loss, params)` and `get_gradients(optimizer, loss, params)`
+    exist, `get_config()` works (it reads the learning rate's value), and
     `optimizer.iterations = variable` is allowed (the canned estimators set the global
     step there). Outside, Keras 3's own methods are back."""
     cls = keras.optimizers.Optimizer
     original_apply = cls.apply_gradients
+    original_config = cls.get_config
     iterations = cls.iterations
 
     def set_iterations(self: Any, variable: Any) -> None:
@@ -275,10 +286,54 @@ def keras_optimizers_as_in_tf1_graph(
     def apply(self: Any, grads_and_vars: Any, *args: Any, **kwargs: Any) -> Any:
         return apply_gradients(self, grads_and_vars, original_apply, *args, **kwargs)
 
+    def get_config(self: Any) -> dict:
+        # Keras 3 reads its learning-rate variable with `.numpy()`, which fails in a trace;
+        # tf.keras 2 gave the value in a graph too. Subclasses reach this through super().
+        with tf.init_scope():
+            return original_config(self)
+
     with (
         patched(cls, "apply_gradients", apply),
         patched(cls, "minimize", minimize),
+        patched(cls, "get_updates", get_updates),
+        patched(cls, "get_gradients", get_gradients),
+        patched(cls, "get_config", get_config),
         patched(cls, "iterations", property(iterations.fget, set_iterations)),
+    ):
+        yield
+
+
+class KerasCompiledParts(NamedTuple):
+    """What `compile()` gave a Keras 3 model (each None when it has none)."""
+
+    loss_tracker: Any  # the Mean of the loss fit / evaluate report
+    compile_metrics: Any  # the container of compile()'s metrics (built on first use)
+    compile_loss: Any  # the container of compile()'s losses (built on first use)
+
+
+def keras_compiled_parts(model: keras.Model) -> KerasCompiledParts:
+    """The loss tracker, metrics container and loss container of a compiled Keras model."""
+    return KerasCompiledParts(
+        getattr(model, "_loss_tracker", None),
+        getattr(model, "_compile_metrics", None),
+        getattr(model, "_compile_loss", None),
+    )
+
+
+@contextlib.contextmanager
+def keras_models_as_in_tf1_graph(
+    metrics: Callable[[Any, list], list], get_updates_for: Callable[[Any, Any], list]
+) -> Iterator[None]:
+    """Inside, a Keras 3 model's `metrics` is `metrics(model, keras3_metrics)`, and layers
+    have tf.keras 2's `get_updates_for(inputs)`; outside, Keras 3's own are back."""
+    keras3_metrics = keras.Model.metrics  # the property Keras 3's Trainer defines
+
+    def model_metrics(self: Any) -> list:
+        return metrics(self, keras3_metrics.fget(self))
+
+    with (
+        patched(keras.Model, "metrics", property(model_metrics)),
+        patched(keras.layers.Layer, "get_updates_for", get_updates_for),
     ):
         yield
 
@@ -932,6 +987,13 @@ def legacy_keras_package() -> Any:
     import tensorflow.python.keras as legacy_keras
 
     return legacy_keras
+
+
+def tf_keras_module() -> Any:
+    """The module `tf.keras` stands for under Keras 3 (`tf.keras` is a lazy loader of it)."""
+    import keras._tf_keras.keras as tf_keras
+
+    return tf_keras
 
 
 # tf.__internal__.feature_column: the feature-column base classes and helpers (StateManager,
