@@ -15,6 +15,9 @@
   the class makes the canned estimators' graph optimizer (`canned.optimizers`, tf.keras 2's
   updates and variable names) instead; it trains only where that tensor lives, in a
   model_fn, as the tf.keras 2 one did.
+- `tf.keras.__internal__.losses.compute_weighted_loss(losses, sample_weight, reduction)`
+  and `Loss._get_reduction()` (tf.keras 2's helpers for a Loss subclass reducing its own
+  per-example losses; TF-Ranking's listwise losses call both): Keras 3 has neither.
 - `tf.compat.v1.keras.utils.DeterministicRandomTestTool` (tf.keras 2's tool for comparing
   TF1 and TF2 code's random numbers; TensorFlow's migration-debugging guide uses it): every
   random op built in its `scope()` gets a fixed seed, the same one ("constant") or one
@@ -29,6 +32,7 @@
 
 from __future__ import annotations
 
+import types
 from typing import Any
 
 import keras
@@ -36,7 +40,7 @@ import numpy as np
 import tensorflow as tf
 
 from keras_estimator.canned import optimizers as graph_optimizers
-from keras_estimator.seam.internals import legacy_keras_package
+from keras_estimator.seam.internals import legacy_keras_package, tf_keras_module
 
 _keras3_to_categorical = keras.utils.to_categorical
 
@@ -158,6 +162,95 @@ def build_from_signature(
     self.build(_shape_of(query), _shape_of(value), _shape_of(key))
 
 
+# tf.keras 2's loss reductions (`tf.keras.losses.Reduction`), as the values Keras 3 uses.
+_REDUCTIONS = {
+    "auto": "sum_over_batch_size",  # outside a distribution strategy, as tf.keras 2 read it
+    "none": "none",
+    None: "none",
+    "sum": "sum",
+    "sum_over_batch_size": "sum_over_batch_size",
+}
+
+
+def _reduction(reduction: Any) -> str:
+    if reduction not in _REDUCTIONS:
+        raise ValueError(
+            f"Unknown loss reduction {reduction!r}. Expected one of tf.keras 2's "
+            "tf.keras.losses.Reduction values: 'auto', 'none', 'sum', 'sum_over_batch_size'. "
+            "Fix: pass one of those."
+        )
+    return _REDUCTIONS[reduction]
+
+
+def _rank_matched(weights: tf.Tensor, losses: tf.Tensor) -> tf.Tensor:
+    """`weights` with a trailing axis of size 1 dropped, or one added, to match `losses`."""
+    weights_rank, losses_rank = weights.shape.rank, losses.shape.rank
+    if weights_rank is None or losses_rank is None:
+        return weights
+    if weights_rank == losses_rank + 1 and weights.shape[-1] == 1:
+        return tf.squeeze(weights, axis=-1)
+    if weights_rank == losses_rank - 1 and weights_rank > 0:
+        return tf.expand_dims(weights, axis=-1)
+    return weights
+
+
+def compute_weighted_loss(
+    losses: Any,
+    sample_weight: Any = None,
+    reduction: Any = "sum_over_batch_size",
+    name: str | None = None,
+) -> tf.Tensor:
+    """tf.keras 2's `tf.keras.__internal__.losses.compute_weighted_loss`: per-example losses
+    times their weights (broadcast), reduced.
+
+    Args:
+        losses: The per-example losses.
+        sample_weight: None, a scalar, or weights broadcastable to `losses` (a trailing
+            axis of size 1 too many or too few is matched first).
+        reduction: "sum_over_batch_size" (the weighted sum divided by the number of
+            elements; "auto" means it), "sum", or "none" (the weighted losses).
+        name: Unused (tf.keras 2's op-name scope).
+
+    Returns:
+        The reduced loss, in the dtype of `losses`.
+
+    Example:
+        >>> compute_weighted_loss([1.0, 3.0], [1.0, 0.0])  # (1 + 0) / 2 = 0.5
+    """
+    del name
+    how = _reduction(reduction)
+    losses = tf.convert_to_tensor(losses)
+    given_dtype = losses.dtype
+    if not given_dtype.is_floating:
+        losses = tf.cast(losses, tf.float32)
+    weighted = losses
+    if sample_weight is not None:
+        weights = _rank_matched(tf.cast(sample_weight, losses.dtype), losses)
+        weighted = losses * weights
+    if how == "none":
+        result = weighted
+    else:
+        result = tf.reduce_sum(weighted)
+        if how == "sum_over_batch_size":
+            result = tf.math.divide_no_nan(result, tf.cast(tf.size(weighted), result.dtype))
+    return tf.cast(result, given_dtype)
+
+
+def loss_reduction(self: keras.losses.Loss) -> str:
+    """tf.keras 2's `Loss._get_reduction()`: the loss's reduction, "auto" read as
+    "sum_over_batch_size" (for `compute_weighted_loss`)."""
+    return _reduction(self.reduction)
+
+
+def _tf_keras2_internal() -> types.ModuleType:
+    """`tf.keras.__internal__` with what tf.keras 2 code called there and Keras 3 lacks."""
+    internal = types.ModuleType("keras.__internal__", "tf.keras 2's __internal__ (part).")
+    losses = types.ModuleType("keras.__internal__.losses")
+    losses.compute_weighted_loss = compute_weighted_loss  # type: ignore[attr-defined]
+    internal.losses = losses  # type: ignore[attr-defined]
+    return internal
+
+
 def _learning_rate_of(args: tuple, kwargs: dict) -> Any:
     return kwargs["learning_rate"] if "learning_rate" in kwargs else (args[0] if args else None)
 
@@ -187,18 +280,22 @@ def legacy_optimizer_class(name: str) -> type:
                 args = (float(learning_rate), *args[1:])
         keras_class.__init__(self, *args, **kwargs)
 
-    # Where install() puts it; canned estimators convert Keras' own optimizer classes (a
-    # module under `keras`) to their graph optimizers, and this one is one of those.
+    # Canned estimators convert Keras' own optimizer classes (a module under `keras`) to
+    # their graph optimizers, and this one is one of those. Keras serializes it under that
+    # module, so `keras.optimizers`: its config (clone_model of a compiled model, saving)
+    # deserializes as Keras 3's class; `keras.optimizers.legacy.<name>` is Keras 3's stub
+    # that raises.
     return type(
         name,
         (keras_class,),
-        {"__new__": __new__, "__init__": __init__, "__module__": "keras.optimizers.legacy"},
+        {"__new__": __new__, "__init__": __init__, "__module__": "keras.optimizers"},
     )
 
 
 def tf_keras2_attributes() -> list[tuple[Any, str, Any]]:
     """(owner, attribute, value) for `install()`: to_categorical, MultiHeadAttention's
-    `_build_from_signature` and the `tensorflow.python.keras` names above."""
+    `_build_from_signature`, `Loss._get_reduction`, `tf.keras.__internal__.losses` and the
+    `tensorflow.python.keras` names above."""
     legacy = legacy_keras_package()
     attributes: list[tuple[Any, str, Any]] = [(keras.utils, "to_categorical", to_categorical)]
     legacy_optimizers = getattr(keras.optimizers, "legacy", None)
@@ -210,6 +307,11 @@ def tf_keras2_attributes() -> list[tuple[Any, str, Any]]:
         attributes.append((legacy_optimizers, "Optimizer", keras.optimizers.Optimizer))
     if not hasattr(keras.utils, "DeterministicRandomTestTool"):
         attributes.append((keras.utils, "DeterministicRandomTestTool", DeterministicRandomTestTool))
+    if not hasattr(keras.losses.Loss, "_get_reduction"):
+        attributes.append((keras.losses.Loss, "_get_reduction", loss_reduction))
+    tf_keras = tf_keras_module()
+    if not hasattr(tf_keras, "__internal__"):
+        attributes.append((tf_keras, "__internal__", _tf_keras2_internal()))
     if not hasattr(keras.layers.MultiHeadAttention, "_build_from_signature"):
         mha = keras.layers.MultiHeadAttention
         attributes.append((mha, "_build_from_signature", build_from_signature))
@@ -220,6 +322,7 @@ def tf_keras2_attributes() -> list[tuple[Any, str, Any]]:
 __all__ = [
     "DeterministicRandomTestTool",
     "build_from_signature",
+    "compute_weighted_loss",
     "tf_keras2_attributes",
     "to_categorical",
 ]

@@ -128,3 +128,42 @@ def test_deterministic_random_test_tool_gives_2_15s_numbers(installed):
         assert tool.operation_seed == op_seed
     with pytest.raises(ValueError, match="constant"):
         tf.compat.v1.keras.utils.DeterministicRandomTestTool(mode="other")
+
+
+def test_a_legacy_optimizers_config_rebuilds_keras_3s_optimizer(installed):
+    # clone_model of a compiled model, and saving one, go through the optimizer's config;
+    # Keras 3's own `keras.optimizers.legacy.Adagrad` is a stub that raises.
+    optimizer = tf.keras.optimizers.legacy.Adagrad(learning_rate=0.25)
+    rebuilt = keras.optimizers.deserialize(keras.optimizers.serialize(optimizer))
+    assert type(rebuilt) is keras.optimizers.Adagrad
+    assert rebuilt.get_config()["learning_rate"] == 0.25
+
+
+def test_tf_keras_2_weighted_loss_helpers_give_2_15s_values(installed):
+    """The values tf.keras 2.15's compute_weighted_loss gave (checked in its venv)."""
+    weighted_loss = tf.keras.__internal__.losses.compute_weighted_loss
+    losses = tf.constant([1.0, 2.0, 3.0])
+    column = tf.constant([[1.0], [2.0], [0.0]])  # a trailing axis of 1 too many
+    assert float(weighted_loss(losses, column)) == pytest.approx(5 / 3)
+    assert float(weighted_loss(losses, column, reduction="sum")) == 5.0
+    assert weighted_loss(losses, column, reduction="none").numpy().tolist() == [1, 4, 0]
+    grid = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+    assert float(weighted_loss(grid, tf.constant([1.0, 0.0]))) == 0.75  # one axis too few
+    assert float(weighted_loss(grid, 2.0, reduction="auto")) == 5.0
+    assert float(weighted_loss(tf.constant([1.0, 2.0]))) == 1.5
+    with pytest.raises(ValueError, match="Unknown loss reduction 'mean'"):
+        weighted_loss(losses, reduction="mean")
+
+    class Own(tf.keras.losses.Loss):
+        def call(self, y_true, y_pred):
+            return y_pred
+
+    assert Own()._get_reduction() == "sum_over_batch_size"
+    assert Own(reduction="sum")._get_reduction() == "sum"
+
+
+def test_uninstall_takes_the_tf_keras_2_loss_helpers_away():
+    estimator.install()
+    estimator.uninstall()
+    assert not hasattr(tf.keras, "__internal__")
+    assert not hasattr(keras.losses.Loss, "_get_reduction")
