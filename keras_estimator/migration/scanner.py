@@ -77,6 +77,24 @@ EAGER_PLACEHOLDER_FIX = (
     "an input_fn returning a tf.data.Dataset (numpy_input_fn for in-memory arrays); "
     "placeholders only in a serving_input_receiver_fn or a `with tf.Graph().as_default():` block"
 )
+# tf.placeholder in an input_fn: TensorFlow refuses it eagerly, and the Estimator then calls
+# the input_fn again in a graph of its own (runtime/queue_input.py), as 2.15's Estimator
+# called every input_fn; tf.sparse_placeholder's refusal is another, not retried there.
+INPUT_FN_PLACEHOLDER_NOTE = (
+    "in an input_fn: the Estimator runs it in a graph of its own (placeholders cannot run "
+    "eagerly), as tf.estimator 2.15 did; a hook's after_create_session feeds them there "
+    "(session.run(iterator.initializer, feed_dict=...)), given to train / evaluate in hooks="
+)
+UNFED_PLACEHOLDER_NOTE = (
+    "in an input_fn that builds no initializable iterator: the Estimator runs it in a graph "
+    'of its own, where nothing feeds this placeholder ("You must feed a value for '
+    'placeholder tensor", as in 2.15)'
+)
+UNFED_PLACEHOLDER_FIX = (
+    "a dataset of the values themselves (tf.data.Dataset.from_tensor_slices(arrays), "
+    "numpy_input_fn), or an initializable iterator whose initializer a hook runs with a "
+    "feed_dict"
+)
 _ROOTS = ("tensorflow", "tensorflow_estimator")
 _SHAPE_HOLDERS = ("shape", "dims")  # x.shape[i].value, x.shape.dims[i].value
 TF1_MODE_NOTE = "TF1-only name on `import tensorflow`: runs under `keras-estimator run` (TF1 mode)"
@@ -422,6 +440,7 @@ def _scan_tree(tree: ast.AST, nodes: list[ast.AST], report: FileReport, bindings
     in_serving = graph_contexts.serving_function_nodes(nodes)
     session_lines, in_session = _test_session_blocks(nodes, in_graph)
     on_a_graph = _sessions_on_a_graph(nodes)
+    in_input_fn = graph_contexts.input_function_nodes(nodes, in_graph | in_serving)
     uncalled = uncalled_functions(tree)
     for line in session_lines:
         report.findings.append(Finding(report.path, line, "TestCase.test_session", "unsupported",
@@ -440,8 +459,13 @@ def _scan_tree(tree: ast.AST, nodes: list[ast.AST], report: FileReport, bindings
                               "graph-only, in a test session that runs eagerly in TF 2",
                               TEST_SESSION_FIX, cell)  # fmt: skip
         elif api in _PLACEHOLDERS and not {id(use.node)} & (in_graph | in_serving):
-            finding = Finding(report.path, use.line, api, "unsupported", EAGER_PLACEHOLDER_NOTE,
-                              EAGER_PLACEHOLDER_FIX, cell)  # fmt: skip
+            fed = in_input_fn.get(id(use.node)) if api == "tf.placeholder" else None
+            status, note, fix = {
+                True: ("caveat", INPUT_FN_PLACEHOLDER_NOTE, ""),
+                False: ("unsupported", UNFED_PLACEHOLDER_NOTE, UNFED_PLACEHOLDER_FIX),
+                None: ("unsupported", EAGER_PLACEHOLDER_NOTE, EAGER_PLACEHOLDER_FIX),
+            }[fed]
+            finding = Finding(report.path, use.line, api, status, note, fix, cell)
         if finding is not None and finding.status == "unsupported" and id(use.node) in uncalled:
             blocking, finding = finding, _uncalled_caveat(finding, uncalled[id(use.node)])
             report.uncalled_caveats.append((finding, blocking))
