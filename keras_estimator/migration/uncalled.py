@@ -33,28 +33,72 @@ _DYNAMIC_LOOKUPS = frozenset({"globals", "locals", "vars", "eval", "exec", "__im
                               "import_module", "Fire"})  # fmt: skip
 
 
+# The instance or class a method works on: looking names up on it finds its attributes and
+# methods, never a module's functions (`vars(cls)` in a classmethod, `getattr(self, name)`).
+_SELF_NAMES = frozenset({"self", "cls"})
+
+
 def _looks_up_names(nodes: list[ast.AST]) -> bool:
     for node in nodes:
         if not isinstance(node, ast.Call):
             continue
         func = node.func
         name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-        if name in _DYNAMIC_LOOKUPS:
+        on_self = bool(node.args) and getattr(node.args[0], "id", None) in _SELF_NAMES
+        if name in _DYNAMIC_LOOKUPS and not (name == "vars" and on_self):
             return True
         computed = len(node.args) > 1 and not isinstance(node.args[1], ast.Constant)
-        if name == "getattr" and computed:
+        if name == "getattr" and computed and not on_self:
             return True
     return False
 
 
-def _referenced_names(nodes: list[ast.AST], functions: dict[str, ast.AST]) -> set[str]:
+def _method_calls(trees: list[ast.AST]) -> set[int]:
+    """Ids of the attributes `obj.f` that are a method of the program's classes, not a
+    module's function `f`: `f` is a method of a class of the program, and `obj` a name its
+    file neither imports nor assigns a name or attribute to (which may be a module:
+    `m = metrics`). TF-Ranking's `loss.eval_metric(...)`, `loss` from a dict of its loss
+    objects, calls their `def eval_metric(self, ...)`, not `metrics.eval_metric`."""
+    methods = {
+        item.name
+        for tree in trees
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ClassDef)
+        for item in node.body
+        if isinstance(item, _Function)
+    }
+    found: set[int] = set()
+    for tree in trees:
+        nodes = list(ast.walk(tree))
+        imported = {
+            (alias.asname or alias.name).split(".")[0]
+            for node in nodes
+            if isinstance(node, ast.Import | ast.ImportFrom)
+            for alias in node.names
+        }
+        for node in nodes:  # `m = module`: m is a module too (assigned in any order)
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name | ast.Attribute):
+                imported |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+        for node in nodes:
+            if isinstance(node, ast.Attribute) and node.attr in methods:
+                root = node.value
+                while isinstance(root, ast.Attribute):
+                    root = root.value
+                if isinstance(root, ast.Name) and root.id not in imported:
+                    found.add(id(node))
+    return found
+
+
+def _referenced_names(
+    nodes: list[ast.AST], functions: dict[str, ast.AST], method_calls: set[int] = frozenset()
+) -> set[str]:
     """The function names `nodes` use: `f()`, `obj.f`, `f` passed along, or a string naming
-    it (`getattr(module, "f")`, `__all__`)."""
+    it (`getattr(module, "f")`, `__all__`); not the attributes in `method_calls`."""
     names: set[str] = set()
     for node in nodes:
         if isinstance(node, ast.Name):
             names.add(node.id)
-        elif isinstance(node, ast.Attribute):
+        elif isinstance(node, ast.Attribute) and id(node) not in method_calls:
             names.add(node.attr)
         elif isinstance(node, ast.Constant) and isinstance(node.value, str):
             if node.value in functions:
@@ -79,10 +123,11 @@ def uncalled_functions(tree: ast.AST) -> dict[int, str]:
     inner = {name: [n for n in ast.walk(f) if n is not f] for name, f in functions.items()}
     outside = [n for top in body if getattr(top, "name", None) not in functions
                for n in ast.walk(top)]  # fmt: skip
+    method_calls = _method_calls([tree])
     dead: set[str] = set()
     while True:  # a helper only dead functions call is dead too
         live = [n for name, nodes in inner.items() if name not in dead for n in nodes]
-        used = _referenced_names(outside + live, functions)
+        used = _referenced_names(outside + live, functions, method_calls)
         newly = {name for name in functions if name not in used and name not in dead}
         if not newly:
             break
@@ -104,10 +149,12 @@ def _program_dead_functions(trees: dict[str, ast.AST]) -> dict[tuple[str, str], 
                 outside.extend(ast.walk(top))
     names = {name for _, name in functions}
     inner = {key: [n for n in ast.walk(f) if n is not f] for key, f in functions.items()}
+    method_calls = _method_calls(list(trees.values()))
     dead: set[tuple[str, str]] = set()
     while True:  # a helper only dead functions name is dead too
         live = [n for key, nodes in inner.items() if key not in dead for n in nodes]
-        used = _referenced_names(outside + live, dict.fromkeys(names))  # type: ignore[arg-type]
+        named = dict.fromkeys(names)
+        used = _referenced_names(outside + live, named, method_calls)  # type: ignore[arg-type]
         newly = {key for key in functions if key[1] not in used and key not in dead}
         if not newly:
             break

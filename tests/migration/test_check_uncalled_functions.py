@@ -192,3 +192,118 @@ def test_a_script_that_another_checked_file_imports_is_judged_as_a_module(tmp_pa
     assert exit_status(reports) == 1
     both = scan([str(tmp_path / "entry.py"), str(tmp_path / "lib_with_self_test.py")])
     assert exit_status(both) == 1
+
+
+RANKING_METRICS = """\
+import tensorflow.compat.v1 as tf
+
+
+def mean_score(labels, predictions):
+    return tf.metrics.mean(predictions)
+
+
+def eval_metric(metric_fn, **kwargs):
+    # A stand-alone helper for an interactive session (as TF-Ranking's tfr.metrics.eval_metric;
+    # this one builds the metric eagerly, outside the session's graph: it fails if called).
+    metric_op, update_op = metric_fn(**kwargs)
+    with tf.Session() as sess:
+        sess.run(update_op)
+        return sess.run(metric_op)
+"""
+RANKING_LOSSES = """\
+import tensorflow.compat.v1 as tf
+
+
+class LossKey:
+    SQUARED = "squared"
+
+    @classmethod
+    def all_keys(cls):
+        return [v for k, v in vars(cls).items() if k.isupper()]
+
+
+class SquaredLoss:
+    def eval_metric(self, labels, predictions):
+        return tf.metrics.mean_squared_error(labels, predictions)
+
+
+def make_loss_metric_fn(key):
+    losses = {LossKey.SQUARED: SquaredLoss()}
+
+    def metric_fn(labels, predictions):
+        loss = losses.get(key)
+        return loss.eval_metric(labels, predictions)  # the method, not metrics.eval_metric
+
+    return metric_fn
+"""
+RANKING_EXAMPLE = """\
+import numpy as np
+import tensorflow.compat.v1 as tf
+
+from ranking import losses, metrics
+
+
+def model_fn(features, labels, mode):
+    predictions = tf.layers.dense(features["x"], 1)
+    loss = tf.losses.mean_squared_error(labels, predictions)
+    train_op = tf.train.GradientDescentOptimizer(0.01).minimize(
+        loss, global_step=tf.train.get_global_step())
+    metric_fn = losses.make_loss_metric_fn(losses.LossKey.all_keys()[0])
+    eval_ops = {"mse": metric_fn(labels, predictions),
+                "mean": metrics.mean_score(labels, predictions)}
+    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op,
+                                      eval_metric_ops=eval_ops)
+
+
+def input_fn():
+    x = np.ones([8, 1], np.float32)
+    return tf.data.Dataset.from_tensor_slices(({"x": x}, 2 * x)).batch(4)
+
+
+if __name__ == "__main__":
+    est = tf.estimator.Estimator(model_fn, model_dir=MODEL_DIR)
+    est.train(input_fn, steps=2)
+    print("evaluated:", sorted(est.evaluate(input_fn)))
+    CALL
+"""
+
+
+def ranking_program(tmp_path, call="pass"):
+    package = tmp_path / "ranking"
+    package.mkdir(exist_ok=True)
+    (package / "__init__.py").write_text("")
+    (package / "metrics.py").write_text(RANKING_METRICS)
+    (package / "losses.py").write_text(RANKING_LOSSES)
+    script = tmp_path / "example.py"
+    source = RANKING_EXAMPLE.replace("MODEL_DIR", repr(str(tmp_path / "model")))
+    script.write_text(source.replace("CALL", call))
+    reports = scan([str(script)])
+    (metrics,) = [r for r in reports if r.path.endswith("metrics.py")]
+    return script, reports, [f for f in metrics.findings if f.api == "tf.Session"]
+
+
+def test_a_library_helper_nothing_calls_stays_a_caveat_beside_a_method_of_its_name(tmp_path):
+    # The library's `vars(cls)` reads a class's attributes, and `loss.eval_metric(...)` calls
+    # a method: neither reaches metrics.eval_metric, the TF-Ranking examples' blocked helper.
+    script, reports, (session,) = ranking_program(tmp_path)
+    assert session.status == "caveat"
+    assert "in eval_metric(), which nothing in this program calls" in session.note
+    assert exit_status(reports) == 0
+
+    done = run_python("-m", "keras_estimator", "run", str(script), cwd=str(tmp_path))
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "evaluated: ['global_step', 'loss', 'mean', 'mse']" in done.stdout
+
+
+def test_the_helper_called_through_its_module_or_an_alias_blocks_and_run_fails(tmp_path):
+    call = "metrics.eval_metric(lambda: (tf.constant(1.0), tf.constant(2.0)))"
+    script, reports, (session,) = ranking_program(tmp_path, call)
+    assert session.status == "unsupported" and exit_status(reports) == 1
+    done = run_python("-m", "keras_estimator", "run", str(script), cwd=str(tmp_path))
+    assert done.returncode != 0
+    assert "evaluated:" in done.stdout  # the estimator ran; the helper's session did not
+    assert "Session graph is empty" in done.stderr
+
+    aliased = "m = metrics\n    m.eval_metric(print)"  # `m` may be the module: counted
+    _, reports, (session,) = ranking_program(tmp_path, aliased)
+    assert session.status == "unsupported"
