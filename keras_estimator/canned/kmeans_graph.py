@@ -88,8 +88,8 @@ class KMeansGraph:
 
         self.clusters = growing(CLUSTERS_VAR_NAME)
         self.initialized = tf.Variable(False, name="initialized", trainable=False)
-        self.update_in_steps = None
-        self.counts = None
+        self.update_in_steps: tf.Variable | None = None
+        self.counts: tf.Variable | None = None
         self.clusters_updated = self.clusters
         if self._mini_batch and self._steps_per_iteration > 1:
             self.clusters_updated = growing("clusters_updated")
@@ -175,27 +175,30 @@ class KMeansGraph:
 
     def _sync_op(self) -> tf.Operation:
         """Every `mini_batch_steps_per_iteration` steps: accumulated centers -> `clusters`."""
-        if self.update_in_steps is None:
+        update_in_steps, counts = self.update_in_steps, self.counts
+        if update_in_steps is None or counts is None:  # both are made, or neither
             return tf.no_op()
 
         def sync() -> tf.Tensor:
-            reset = self.update_in_steps.assign(self._steps_per_iteration - 1)
+            reset = update_in_steps.assign(self._steps_per_iteration - 1)
             with tf.control_dependencies([reset]):
                 updated = self.clusters_updated.read_value()
                 if self._metric == COSINE_DISTANCE:
                     updated = _l2_normalize(updated)
                 with tf.control_dependencies([self.clusters.assign(updated)]):
-                    with tf.control_dependencies([self.counts.assign(tf.zeros_like(self.counts))]):
-                        return self.update_in_steps.read_value()
+                    with tf.control_dependencies([counts.assign(tf.zeros_like(counts))]):
+                        return update_in_steps.read_value()
 
         return tf.cond(
-            self.update_in_steps.read_value() <= 0,
+            update_in_steps.read_value() <= 0,
             sync,
-            lambda: self.update_in_steps.assign_sub(1),
+            lambda: update_in_steps.assign_sub(1),
         ).op
 
     def _mini_batch_update(self, indices: tf.Tensor) -> tf.Operation:
         """Each center moves to the running mean of the points it has been given."""
+        counts = self.counts
+        assert counts is not None  # made for every mini-batch graph
         inputs = self._inputs()
         indices = tf.reshape(indices, [-1])
         unique_ids, unique_idx = tf.unique(indices)
@@ -207,9 +210,9 @@ class KMeansGraph:
         # tf.estimator 2.15's graph gave the counts' update no order against their read;
         # its executor ran the update first (its centers match only that way): the rate
         # is 1 / (n + 2m), and so it is here.
-        update_counts = self.counts.scatter_add(tf.IndexedSlices(new_counts, unique_ids))
+        update_counts = counts.scatter_add(tf.IndexedSlices(new_counts, unique_ids))
         with tf.control_dependencies([update_counts]):
-            old_counts = tf.gather(self.counts.read_value(), unique_ids)
+            old_counts = tf.gather(counts.read_value(), unique_ids)
         broadcast = tf.concat(
             [tf.reshape(num_unique, [1]), tf.ones(tf.reshape(tf.rank(inputs) - 1, [1]), tf.int32)],
             0,

@@ -52,11 +52,11 @@ class _LinearEstimator(Estimator):
         columns = feature_inputs.check_feature_columns(feature_columns)
         self._head = head
         if isinstance(optimizer, LinearSDCA):
-            model_fn = linear_sdca.model_fn(
+            sdca_model_fn = linear_sdca.model_fn(
                 head, columns, optimizer, sparse_combiner, lambda name: f"{name}_unshrunk",
                 lambda features: linear_logits(features, columns, 1, "sum"),
             )  # fmt: skip
-            super().__init__(model_fn, model_dir, config, warm_start_from=warm_start_from)
+            super().__init__(sdca_model_fn, model_dir, config, warm_start_from=warm_start_from)
             return
         canned_model_fn.check_optimizer(optimizer)
         if not optimizer:  # tf.estimator's default: Ftrl at min(0.2, 1 / sqrt(columns))

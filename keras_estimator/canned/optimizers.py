@@ -118,15 +118,13 @@ class LegacyOptimizer:
 
     def _hyper_values(self) -> dict[str, float]:
         values = {"decay": self.decay}
-        if not self._learning_rate_is_computed():
-            values["learning_rate"] = float(self.learning_rate)
+        learning_rate = self.learning_rate
+        # A schedule, or a tensor the model_fn computed (a TF1 `exponential_decay` of the
+        # global step), is not a variable, as in 2.15: only a number is.
+        if not (callable(learning_rate) or tf.is_tensor(learning_rate)):
+            values["learning_rate"] = float(learning_rate)
         values.update({key: float(self.hyper[key]) for key in self.HYPER})
         return values
-
-    def _learning_rate_is_computed(self) -> bool:
-        """A schedule, or a tensor the model_fn computed (a TF1 `exponential_decay` of the
-        global step): not a variable, as in 2.15."""
-        return callable(self.learning_rate) or tf.is_tensor(self.learning_rate)
 
     def _learning_rate_at(self, variable: Any, iterations: Any, step: tf.Tensor) -> Any:
         lr = self.learning_rate

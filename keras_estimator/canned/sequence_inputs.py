@@ -20,7 +20,7 @@ _V1 = tf.compat.v1
 _FC = internals.feature_column_internals
 
 
-class _GetVariableStateManager(_FC.StateManager):
+class _GetVariableStateManager(internals.feature_column_internals.StateManager):
     """Column state as `get_variable`s in `<scope>/<column name>/<variable>`."""
 
     def __init__(self, trainable: bool = True) -> None:

@@ -131,6 +131,7 @@ def bucketize(
     """[batch, features] int32 bucket ids; numeric features through `boundaries` [n, q - 1]."""
     ids = list(raw)
     for row, feature_id in enumerate(layout.numeric_ids):
+        assert boundaries is not None  # None only without numeric features (no sample)
         value = tf.expand_dims(raw[feature_id], 0)
         ids[feature_id] = tf.searchsorted(
             boundaries[row][tf.newaxis], value, side="right", out_type=tf.int32

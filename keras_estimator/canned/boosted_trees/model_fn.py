@@ -27,7 +27,7 @@ LOGITS_PATH_KEY = "_logits_path"
 PATH_FEATURE_IDS_KEY = "_path_feature_ids"
 
 
-class StopAtAttemptsHook(_V1.train.SessionRunHook):
+class StopAtAttemptsHook(tf.compat.v1.train.SessionRunHook):
     """Stops training once `n_trees` trees are final (or twice the layers were attempted)."""
 
     def __init__(

@@ -8,7 +8,7 @@ import keras
 import tensorflow as tf
 
 from keras_estimator.canned.heads import base_head as base
-from keras_estimator.export.export_outputs import PredictOutput
+from keras_estimator.export.export_outputs import ExportOutput, PredictOutput
 from keras_estimator.spec.estimator_spec import EstimatorSpec
 from keras_estimator.spec.mode_keys import ModeKeys
 
@@ -100,8 +100,8 @@ class MultiHead(base.Head):
             for key, value in spec.predictions.items()
         }
         if mode == ModeKeys.PREDICT:
-            return EstimatorSpec(mode, predictions=predictions,
-                                 export_outputs=self._export_outputs(specs))  # fmt: skip
+            export_outputs = self._merge_predict_export_outputs(specs)
+            return EstimatorSpec(mode, predictions=predictions, export_outputs=export_outputs)
         loss = tf.add_n([w * spec.loss for w, spec in zip(self._head_weights, specs)])
         regularization = tf.add_n(list(regularization_losses)) if regularization_losses else None
         if regularization is not None:
@@ -122,11 +122,16 @@ class MultiHead(base.Head):
         train_op = self._train_op(loss, optimizer, trainable_variables, train_op_fn, update_ops)
         return EstimatorSpec(mode, loss=loss, predictions=predictions, train_op=train_op)
 
-    def _export_outputs(self, specs: list) -> dict:
-        outputs: dict[str, Any] = {}
+    def _merge_predict_export_outputs(self, specs: list[EstimatorSpec]) -> dict[str, ExportOutput]:
+        """Each head's PREDICT export outputs under `<head name>/<key>` (its default under
+        its name; the first head's is the default), and all predictions as `predict`.
+
+        (2.15's name; Head's `_export_outputs(predictions)` is for one head's predictions.)
+        """
+        outputs: dict[str, ExportOutput] = {}
         merged: dict[str, tf.Tensor] = {}
         for index, (head, spec) in enumerate(zip(self._heads, specs)):
-            for key, output in spec.export_outputs.items():
+            for key, output in (spec.export_outputs or {}).items():
                 if key == base.SERVING_DEFAULT:
                     outputs[head.name] = output
                     if index == 0:

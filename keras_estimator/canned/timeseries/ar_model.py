@@ -10,6 +10,7 @@ and prediction included).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import keras
@@ -133,7 +134,8 @@ class ARModel(model.TimeSeriesModel):
             )
         if output_window_size <= 0:
             raise ValueError(f"output_window_size must be positive; received {output_window_size}.")
-        self._model_instance = None
+        # The prediction model (a Keras model from the factory), made by initialize_graph.
+        self._model_instance: Callable[..., dict[str, tf.Tensor]] | None = None
 
     def initialize_graph(self, input_statistics: Any = None) -> None:
         """Takes the statistics and makes the prediction model (for this model_fn call)."""
@@ -223,6 +225,11 @@ class ARModel(model.TimeSeriesModel):
         return self._output_window_predictions(input_features, output_features)
 
     def _output_window_predictions(self, input_window_features: Any, output_window_features: Any):  # noqa: ANN202
+        if self._model_instance is None:
+            raise RuntimeError(
+                "ARModel has no prediction model yet. Fix: call initialize_graph() first (the "
+                "estimator's model_fn does)."
+            )
         with tf.name_scope(_MODEL_SCOPE):
             predictions = self._model_instance(input_window_features, output_window_features)
         shape = [None, self.output_window_size, self.num_features]

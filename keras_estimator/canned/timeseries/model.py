@@ -57,8 +57,9 @@ class TimeSeriesModel(abc.ABC):
     def generate(
         self, number_of_series: int, series_length: int,
         model_parameters: Any = None, seed: Any = None,
-    ) -> dict:  # fmt: skip
-        """Samples series from the model; models without sampling raise, as in 2.15.
+    ) -> dict | None:  # fmt: skip
+        """Samples series from the model; models without sampling raise, as in 2.15 (or
+        return None, as 2.15's ARModel did).
 
         Raises:
             NotImplementedError: this model cannot generate series.

@@ -24,7 +24,7 @@ from keras_estimator.utils.log import quiet_tf_deprecations
 _V1 = tf.compat.v1
 
 
-class _LossRelativeChangeHook(_V1.train.SessionRunHook):
+class _LossRelativeChangeHook(tf.compat.v1.train.SessionRunHook):
     """Stops training once the loss changes by less than `tolerance` (relative)."""
 
     def __init__(self, loss: tf.Tensor, tolerance: float) -> None:
@@ -137,7 +137,8 @@ class KMeansClustering(Estimator):
 
         super().__init__(model_fn=model_fn, model_dir=model_dir, config=config)
 
-    def _predict_one_key(self, input_fn: Any, key: str) -> Iterator[np.ndarray]:
+    def _predict_one_key(self, input_fn: Any, key: str) -> Iterator[Any]:
+        """Each example's `key` output: an array, or a numpy scalar (the cluster index)."""
         for result in self.predict(input_fn=input_fn, predict_keys=[key]):
             yield result[key]
 

@@ -51,8 +51,8 @@ class _LinearEstimatorV1(Estimator):
         columns = feature_inputs.check_feature_columns(feature_columns)
         self._head = head
         if isinstance(optimizer, LinearSDCA):
-            model_fn = _sdca_model_fn(head, columns, optimizer, sparse_combiner)
-            super().__init__(model_fn, model_dir, config, warm_start_from=warm_start_from)
+            sdca_model_fn = _sdca_model_fn(head, columns, optimizer, sparse_combiner)
+            super().__init__(sdca_model_fn, model_dir, config, warm_start_from=warm_start_from)
             return
         optimizers.check_optimizer_name(optimizer)
 
