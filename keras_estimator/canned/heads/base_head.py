@@ -105,8 +105,12 @@ class Head:
         name: Suffixes metric keys as `key/name` (and names the head in a MultiHead).
     """
 
-    logits_dimension = 1
     _weights_per_dimension = False  # regression heads also take [batch, label_dimension]
+
+    @property
+    def logits_dimension(self) -> int:
+        """The size of the logits' last dimension (1; heads of more outputs override it)."""
+        return 1
 
     def __init__(
         self,

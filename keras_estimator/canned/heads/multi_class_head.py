@@ -43,7 +43,7 @@ class MultiClassHead(base.Head):
         self._vocabulary = class_labels.check_vocabulary(label_vocabulary, n_classes)
 
     @property
-    def logits_dimension(self) -> int:  # type: ignore[override]
+    def logits_dimension(self) -> int:
         return self._n_classes
 
     def _processed_labels(self, logits: tf.Tensor, labels: Any) -> tf.Tensor:

@@ -44,7 +44,7 @@ class MultiHead(base.Head):
         self._head_weights = list(head_weights) if head_weights else [1.0] * len(heads)
 
     @property
-    def logits_dimension(self) -> int:  # type: ignore[override]
+    def logits_dimension(self) -> int:
         return sum(head.logits_dimension for head in self._heads)
 
     def _split_logits(self, logits: Any) -> dict:

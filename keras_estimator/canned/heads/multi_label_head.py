@@ -73,7 +73,7 @@ class MultiLabelHead(base.Head):
         return ids
 
     @property
-    def logits_dimension(self) -> int:  # type: ignore[override]
+    def logits_dimension(self) -> int:
         return self._n_classes
 
     def _processed_labels(self, logits: tf.Tensor, labels: Any) -> tf.Tensor:

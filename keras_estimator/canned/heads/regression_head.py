@@ -45,7 +45,7 @@ class RegressionHead(base.Head):
         self._inverse_link_fn = inverse_link_fn
 
     @property
-    def logits_dimension(self) -> int:  # type: ignore[override]
+    def logits_dimension(self) -> int:
         return self._label_dimension
 
     def _processed_labels(self, logits: tf.Tensor, labels: Any) -> tf.Tensor:
