@@ -12,6 +12,7 @@ from keras_estimator.canned import canned_model_fn, feature_inputs, optimizers
 from keras_estimator.canned.dnn import _check_dropout, _check_hidden_units, dnn_logits
 from keras_estimator.canned.linear import linear_logits
 from keras_estimator.estimator.estimator import Estimator
+from keras_estimator.spec.estimator_spec import EstimatorSpec
 from keras_estimator.spec.run_config import RunConfig
 
 _DNN_LEARNING_RATE = 0.001
@@ -61,8 +62,10 @@ class _CombinedEstimator(Estimator):
             len(linear_columns or []), _LINEAR_LEARNING_RATE_CAP
         )
 
-        def model_fn(features, labels, mode):
-            logits, parts = None, []
+        def model_fn(features: dict, labels: Any, mode: str) -> EstimatorSpec:
+            logits = None
+            # (optimizer, default learning rate, variable scope, own iterations)
+            parts: list[tuple[Any, float | None, str, bool]] = []
             if dnn_columns:
                 logits = dnn_logits(
                     features,
