@@ -641,36 +641,6 @@ class CheckpointWriter:
         except BrokenCheckpointStateError:
             return None
 
-    def write_meta(self, path: str, meta_graph: bytes) -> None:
-        """Writes `<path>.meta` for the checkpoint `path`, saved without it while its graph
-        was being built (runtime/train_call.py). When that fails, the checkpoint is
-        withdrawn as a failed save is: model_dir never lists a checkpoint without its
-        `.meta` for good."""
-        try:
-            write_atomically(path + ".meta", meta_graph)
-        except (tf.errors.OpError, OSError) as exc:
-            try:
-                self._withdraw(path)
-            except (tf.errors.OpError, OSError) as undo:
-                logger.error("Could not withdraw the checkpoint %s either: %s", path, undo)
-            raise CheckpointWriteError(
-                f"Could not write {path}.meta, the graph of the checkpoint {path}: "
-                f"{type(exc).__name__}: {getattr(exc, 'message', exc)}. That checkpoint "
-                "was removed with it, as a failed save is. Fix the cause (disk space, "
-                "permissions, quota) and call train() again: it resumes from the latest "
-                f"complete checkpoint. Received: model_dir={self.model_dir!r}"
-            ) from exc
-
-    def _withdraw(self, path: str) -> None:
-        """Unlists the checkpoint `path` (the newest) and removes its files."""
-        self._last = [entry for entry in self._last if entry[0] != path]
-        self._due = [entry for entry in self._due if entry[0] != path]
-        if self._last:
-            self._write_state(self._last[-1][0], [p for p, _ in self._last])
-        else:
-            _remove_file(self.model_dir, _STATE_FILE)
-        self._remove_failed_save(os.path.basename(path))
-
     def save(self, step: int) -> str:
         prefix = os.path.join(self.model_dir, self.basename)
         logger.info("Saving checkpoints for %d into %s.", step, prefix)

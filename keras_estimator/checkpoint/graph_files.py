@@ -17,8 +17,6 @@ import logging
 import os
 import random
 import re
-import threading
-from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import tensorflow as tf
@@ -145,15 +143,7 @@ class StepGraph:
             graph_def = graph.as_graph_def(add_shapes=True)
         self.graph, self.graph_def = graph, graph_def
         self._meta: bytes | None = None
-        # graph.pbtxt's text is made once, in a thread of its own: the first steps run
-        # meanwhile; every train() call reuses it.
-        self._pbtxt: list[str] = []
-        self._formatting = threading.Thread(
-            target=lambda: self._pbtxt.append(graph_text(self.graph_def)),
-            name="keras_estimator_graph_pbtxt",
-            daemon=True,
-        )
-        self._formatting.start()
+        self._pbtxt: str | None = None  # graph.pbtxt's text, made once for every call
 
     def _build(self, step: TracedStep) -> tuple[tf.Graph, bool]:
         graph = tf.Graph()
@@ -191,96 +181,13 @@ class StepGraph:
             self._meta = meta.SerializeToString()
         return self._meta
 
-    def pbtxt_ready(self) -> bool:
-        return not self._formatting.is_alive()
-
     def write_graph_pbtxt(self, model_dir: str) -> str:
-        """Writes `graph.pbtxt` atomically (waits for its text if still being made)."""
-        self._formatting.join()
-        if not self._pbtxt:  # the formatting thread failed: format here, raising its error
-            self._pbtxt.append(graph_text(self.graph_def))
+        """Writes `graph.pbtxt` atomically."""
+        if self._pbtxt is None:
+            self._pbtxt = graph_text(self.graph_def)
         path = os.path.join(model_dir, GRAPH_FILE)
-        write_atomically(path, self._pbtxt[0].encode("utf-8"))
+        write_atomically(path, self._pbtxt.encode("utf-8"))
         return path
-
-
-class StepGraphBuild:
-    """A `StepGraph` built on a thread of its own, and what waits for it.
-
-    Building one is ~0.06 s of Python at a model's first train(); the first step's kernels
-    are made meanwhile, outside the GIL. `when_built(action)` runs `action(graph)` at once
-    when the graph is built, else on the build's thread as soon as it is (the `.meta` of a
-    checkpoint saved meanwhile, the graph in the event file). `result()` waits for the
-    build and those actions, and raises what failed in them.
-
-    Args:
-        make: builds the StepGraph, on the new thread.
-    """
-
-    def __init__(self, make: Callable[[], StepGraph]) -> None:
-        self._lock = threading.Lock()
-        self._graph: StepGraph | None = None
-        self._failed: BaseException | None = None  # what `make` raised
-        self._actions: list[Callable[[StepGraph], None]] = []
-        self._action_errors: list[BaseException] = []
-        self._thread = threading.Thread(
-            target=self._build, args=(make,), name="keras_estimator_step_graph", daemon=True
-        )
-        self._thread.start()
-
-    def _build(self, make: Callable[[], StepGraph]) -> None:
-        try:
-            graph = make()
-        except BaseException as exc:  # raised on the caller's thread by result()
-            with self._lock:
-                self._failed, self._actions = exc, []
-            return
-        while True:
-            with self._lock:
-                if not self._actions:
-                    self._graph = graph  # from here on, when_built runs actions itself
-                    return
-                action = self._actions.pop(0)
-            try:
-                action(graph)
-            except BaseException as exc:  # raised on the caller's thread by result()
-                self._action_errors.append(exc)
-
-    @property
-    def running(self) -> bool:
-        """The build or an action queued behind it is still running."""
-        return self._thread.is_alive()
-
-    @property
-    def failed(self) -> bool:
-        """`make` raised: this build has no graph (a later call builds anew)."""
-        return self._failed is not None
-
-    def when_built(self, action: Callable[[StepGraph], None]) -> None:
-        """Runs `action(graph)` now when built, else once built; raises what `make` raised."""
-        with self._lock:
-            graph, failed = self._graph, self._failed
-            if graph is None and failed is None:
-                self._actions.append(action)
-                return
-        if failed is not None:
-            raise failed
-        assert graph is not None  # the build ended: with a graph, or `failed`
-        action(graph)
-
-    def result(self) -> StepGraph:
-        """The graph, once built and the queued actions ran; raises what failed in them
-        (the first action error; any other is logged: each is raised or logged once)."""
-        self._thread.join()
-        if self._failed is not None:
-            raise self._failed
-        errors, self._action_errors = self._action_errors, []
-        for later in errors[1:]:
-            logger.error("Writing a graph file failed too: %s", later)
-        if errors:
-            raise errors[0]
-        assert self._graph is not None  # the build ended: with a graph, or `_failed`
-        return self._graph
 
 
 def graph_text(graph_def: Any) -> str:

@@ -87,26 +87,6 @@ def _counts_only(hook: Any) -> bool:
     )
 
 
-# TensorFlow's hooks that run no code of the user's (a LoggingTensorHook: when given no
-# formatter). Only these may run while the first checkpoint's .meta is still being
-# written (runtime/train_call.py).
-_TF_HOOKS_WITHOUT_USER_CODE = (
-    _V1.train.LoggingTensorHook,
-    _V1.train.StepCounterHook,
-    _V1.train.NanTensorHook,
-    _V1.train.StopAtStepHook,
-    _V1.train.SummarySaverHook,
-    _V1.train.GlobalStepWaiterHook,
-    _V1.train.FinalOpsHook,
-)
-
-
-def _runs_user_code(hook: Any) -> bool:
-    return type(hook) not in _TF_HOOKS_WITHOUT_USER_CODE or (
-        internals.logging_formatter(hook) is not None
-    )
-
-
 def _checked_args(hook: Any, args: Any) -> Any:
     if args is not None and not isinstance(args, _V1.train.SessionRunArgs):
         raise TypeError(
@@ -267,11 +247,6 @@ class HookRunner:
     @property
     def active(self) -> bool:
         return bool(self.hooks)
-
-    def runs_user_code(self) -> bool:
-        """Whether a hook of the call is the user's code: a class other than TensorFlow's
-        own hooks, or one of them given a function of the user's."""
-        return any(_runs_user_code(hook) for hook in self.hooks)
 
     def after_create_session(self) -> None:
         for hook in self.hooks:

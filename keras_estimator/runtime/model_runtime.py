@@ -19,7 +19,6 @@ import tensorflow as tf
 from keras_estimator.checkpoint import checkpoint_files as ckpt_lib
 from keras_estimator.checkpoint.graph_files import (
     StepGraph,
-    StepGraphBuild,
     TracedStep,
     step_fingerprint,
     traced_step,
@@ -421,26 +420,19 @@ class ModelRuntime:
 
     def step_graph(self, mode: str) -> StepGraph:
         """The TF1 graph of `mode`'s last traced step over the model's variables (what
-        graph.pbtxt and the .meta files hold); built once per distinct trace (again after
-        a build that failed)."""
-        return self.step_graph_build(mode).result()
-
-    def step_graph_build(self, mode: str) -> StepGraphBuild:
-        """`step_graph(mode)`, built on a thread of its own when it is not built yet."""
+        graph.pbtxt and the .meta files hold); built once per distinct trace."""
         traced = self._step_graphs.get(mode)
-        cached_for, fingerprint, build = self._tf1_graph or (None, None, None)
-        if build is not None and build.failed:  # raised to its call: build anew
-            build = None
-        if build is not None and cached_for is traced:  # identity: a retrace may reuse an id
-            return build
+        cached_for, fingerprint, graph = self._tf1_graph or (None, None, None)
+        if graph is not None and cached_for is traced:  # identity: a retrace may reuse an id
+            return graph
         step = traced_step(traced, self.model.store.global_variables())
         new_fingerprint = step_fingerprint(step)
-        if build is None or new_fingerprint != fingerprint:
+        if graph is None or new_fingerprint != fingerprint:
             # A model_fn traced anew for a call (its EstimatorSpec carries hooks) usually
             # makes the same graph: then the TF1 graph, its text and .meta are kept.
-            build = StepGraphBuild(lambda: _tf1_step_graph(step))
-        self._tf1_graph = (traced, new_fingerprint, build)  # only the newest
-        return build
+            graph = _tf1_step_graph(step)
+        self._tf1_graph = (traced, new_fingerprint, graph)  # only the newest
+        return graph
 
     def global_step_value(self, mode: str | None = None) -> int:
         """The global step of the model `mode` runs (default: the trained model)."""

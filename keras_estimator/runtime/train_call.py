@@ -105,18 +105,7 @@ class TrainCall:
         for listener in saver.listeners if saver is not None else []:
             listener.begin()
         if saver is not None and ckpt_lib.latest_checkpoint(saver.directory) is None:
-            # The first checkpoint's .meta may follow it, written by the graph's thread
-            # while the first step runs (~0.06 s of a model's first train()) where no code
-            # of the user's runs on this thread before the call next waits for the graph
-            # (a later save, the end): no listener, Keras callback or hook of the user's.
-            # tf.estimator 2.15 wrote .meta before the first step. The input_fn's Python
-            # (from_generator, py_function) and other processes (TensorBoard, an evaluator
-            # polling the state file) may run meanwhile: they may see the state file list
-            # the checkpoint before its .meta for the build's time, as 2.15's Saver also
-            # wrote the state file first (for microseconds).
-            saver.save(step, meta_may_follow=not (
-                saver.listeners or callbacks or runner.runs_user_code()
-            ))  # fmt: skip
+            saver.save(step)  # 2.15 saved step 0's checkpoint before the first step
         watcher = StepWatcher(runner, callbacks, model, "train",
                               None if target is None else target - step)  # fmt: skip
         watcher.begin()
@@ -142,17 +131,13 @@ class TrainCall:
         """model_dir's graph files as 2.15 wrote them when train() began: graph.pbtxt, the
         graph in the event file (TensorBoard's graph tab), `.meta` files with each
         checkpoint when RunConfig.checkpoint_save_graph_def (2.15's default). The graph is
-        built on a thread of its own (the call's steps run meanwhile); these files are
-        written once it is."""
-        build = self._runtime.step_graph_build(ModeKeys.TRAIN)
-        saver.write_graph(build, self._config.checkpoint_save_graph_def)
+        built here, before the first save (once per distinct trace: see
+        ModelRuntime.step_graph)."""
+        graph = self._runtime.step_graph(ModeKeys.TRAIN)
+        saver.write_graph(graph, self._config.checkpoint_save_graph_def)
         if writer is not None:
-
-            def graph_event(graph: Any) -> None:
-                with writer.as_default():
-                    tf.summary.graph(graph.graph_def)
-
-            build.when_built(graph_event)
+            with writer.as_default():
+                tf.summary.graph(graph.graph_def)
 
     @contextlib.contextmanager
     def _peer_failures_explained(self) -> Iterator[None]:

@@ -139,7 +139,6 @@ class Checkpoints:
         due = (save_steps and done.step - self._last_saved >= save_steps) or (
             save_secs and done.now - self._last_time >= save_secs
         )
-        self._saver.raise_graph_errors()
         if not due or done.step == self._last_saved:
             return False
         stop = self._saver.save(done.step)
@@ -150,7 +149,7 @@ class Checkpoints:
         """The call's last checkpoint, unless its last save already holds it. Steps that
         left the global step as it was changed variables all the same: 2.15 saved them."""
         if step != self._last_saved or self._ran_unsaved:
-            self._saver.save(step, final=True)
+            self._saver.save(step)
             self._last_saved, self._ran_unsaved = step, False
 
 

@@ -13,7 +13,7 @@ import numpy as np
 import tensorflow as tf
 
 from keras_estimator.checkpoint import checkpoint_files as ckpt_lib
-from keras_estimator.checkpoint.graph_files import StepGraphBuild
+from keras_estimator.checkpoint.graph_files import StepGraph
 from keras_estimator.distribute import cluster_barrier, step_agreement
 from keras_estimator.hooks.runner import HookRunner
 from keras_estimator.hooks.step_watcher import StepWatcher, hook_values
@@ -62,82 +62,48 @@ class ListenedSaver:
     ) -> None:
         self._writer, self.listeners, self._session = writer, listeners, session
         self.save_steps, self.save_secs = save_steps, save_secs
-        self._building: StepGraphBuild | None = None  # the graph of write_graph, until built
-        self._with_meta = False
-        self._graph_pending: Any = None  # a StepGraph whose graph.pbtxt the next save writes
+        self._graph_pending: StepGraph | None = None  # its graph.pbtxt goes with a save
         self._saved = False  # this call wrote a checkpoint
 
     @property
     def directory(self) -> str:
         return self._writer.model_dir
 
-    def save(self, step: int, final: bool = False, meta_may_follow: bool = False) -> bool:
-        """Saves; True when a listener's after_save asked training to stop. graph.pbtxt is
-        written with the first save its text is ready for, at the latest with the `final`
-        one (or at `end`). `meta_may_follow`: the graph may still be building; its thread
-        writes this checkpoint's `.meta` as soon as it is built."""
+    def save(self, step: int) -> bool:
+        """Saves (with the `.meta` when write_graph asked for it); True when a listener's
+        after_save asked training to stop. The call's first save writes graph.pbtxt."""
         for listener in self.listeners:
             listener.before_save(self._session, step)
-        if not meta_may_follow:
-            self.wait_for_graph()
-        path = self._writer.save(step)
+        self._writer.save(step)
         self._saved = True
-        if self._building is not None and self._with_meta:
-            writer = self._writer
-            self._building.when_built(lambda graph: writer.write_meta(path, graph.meta_graph()))
-        if self._graph_pending is not None and (self._graph_pending.pbtxt_ready() or final):
-            self._graph_pending.write_graph_pbtxt(self.directory)
-            self._graph_pending = None
+        self._write_pending_graph()
         stop = False
         for listener in self.listeners:
             stop = bool(listener.after_save(self._session, step)) or stop
         return stop
 
-    def write_graph(self, build: StepGraphBuild, with_meta: bool) -> None:
-        """`graph.pbtxt` in the checkpoint directory once this call's first save is written
-        and its graph built (a call that fails before its first save leaves model_dir as
-        it was) and, `with_meta`, a `.meta` with every checkpoint."""
-        self._building, self._with_meta = build, with_meta
-        self._writer.meta_graph = None
-
-    def wait_for_graph(self) -> None:
-        """Waits for write_graph's graph (and a `.meta` its thread writes); raises what
-        failed there."""
-        if self._building is None:
-            return
-        try:
-            graph = self._building.result()
-        except Exception:
-            self._building = None  # raised once; an interrupt leaves it to wait for again
-            raise
-        self._building = None
+    def write_graph(self, graph: StepGraph, with_meta: bool) -> None:
+        """`graph.pbtxt` in the checkpoint directory with this call's first save (a call
+        that fails before its first save leaves model_dir as it was) and, `with_meta`, a
+        `.meta` with every checkpoint, written with it."""
         self._graph_pending = graph
-        self._writer.meta_graph = graph.meta_graph if self._with_meta else None
+        self._writer.meta_graph = graph.meta_graph if with_meta else None
 
-    def raise_graph_errors(self) -> None:
-        """At a return to Python: raises what failed on the graph's thread once it ended (a
-        first checkpoint's `.meta` it could not write: that checkpoint is withdrawn, and
-        training stops here rather than at the next save)."""
-        if self._building is not None and not self._building.running:
-            self.wait_for_graph()
+    def _write_pending_graph(self) -> None:
+        if self._saved and self._graph_pending is not None:
+            self._graph_pending.write_graph_pbtxt(self.directory)
+            self._graph_pending = None
 
     def abort(self) -> None:
-        """For a call that fails: the graph's thread finishes what it owes model_dir before
-        the call returns, and graph.pbtxt is written when the call saved a checkpoint (2.15
-        wrote it when its session was made); what fails here is logged, not raised."""
+        """For a call that fails: graph.pbtxt is written when the call saved a checkpoint
+        (2.15 wrote it when its session was made); what fails here is logged, not raised."""
         try:
-            self.wait_for_graph()
-            if self._saved and self._graph_pending is not None:
-                self._graph_pending.write_graph_pbtxt(self.directory)
-                self._graph_pending = None
+            self._write_pending_graph()
         except Exception as exc:
             logger.error("The graph files of this failed train() call are incomplete: %s", exc)
 
     def end(self, step: int) -> None:
-        self.wait_for_graph()
-        if self._graph_pending is not None:  # the call's last save came before its text
-            self._graph_pending.write_graph_pbtxt(self.directory)
-            self._graph_pending = None
+        self._write_pending_graph()
         for listener in self.listeners:
             listener.end(self._session, step)
 
