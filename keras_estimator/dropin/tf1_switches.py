@@ -39,7 +39,9 @@ _KEPT = (
 _WHAT_IS_DONE = {
     "disable_v2_behavior": "TF1 tensor shapes (Dimension, `.value`) applied for {who}; "
     + _KEPT
-    + ", and so do TF2 control flow, tensor equality and tf.data",
+    + ", and so do TF2 control flow, tensor equality, tf.data and tf.distribute (a "
+    "strategy's experimental_distribute_dataset is TF2's DistributedDataset: iterate it; "
+    "make_initializable_iterator and tf.compat.v1.Session loops need graph mode)",
     "disable_eager_execution": "not applied: " + _KEPT,
     "disable_resource_variables": "not applied: " + _KEPT,
     "disable_v2_tensorshape": "TF1 tensor shapes (Dimension, `.value`) applied for {who} "

@@ -204,3 +204,29 @@ def test_a_tf1_mirrored_strategy_runs_as_its_tf2_counterpart(tmp_path, regressio
     est = linear_estimator(tmp_path, v1_strategy)
     est.train(dataset_input_fn(x, y, 16), steps=3)
     assert est.get_variable_value("global_step") == 3
+
+
+def test_a_tf1_strategy_an_estimator_ran_under_keeps_its_own_tf1_api(tmp_path, regression_data):
+    """Only the Estimator reads the v1 strategy as a TF 2 one: the object stays a v1 strategy,
+    and code of its own still runs a TF1 Session loop under it in a graph (the r1 guide's
+    last part does so in graph mode, which keras_estimator keeps off: see tf1_switches)."""
+    x, y = regression_data
+    v1_strategy = tf.distribute.MirroredStrategy(["/cpu:0"])
+    linear_estimator(tmp_path, v1_strategy).train(dataset_input_fn(x, y, 16), steps=1)
+    assert type(v1_strategy).__name__ == "MirroredStrategyV1"
+    with tf2.Graph().as_default(), v1_strategy.scope():
+        batches = tf.data.Dataset.from_tensors(([1.0], [2.0])).repeat(6).batch(2)
+        iterator = v1_strategy.make_dataset_iterator(batches)
+        weight = tf.get_variable("w", initializer=0.0)
+
+        def step(inputs):
+            features, labels = inputs
+            loss = tf.reduce_mean(tf.square(weight * features - labels))
+            return tf.train.GradientDescentOptimizer(0.1).minimize(loss), loss
+
+        train_op, loss = v1_strategy.experimental_run(step, iterator)
+        loss = v1_strategy.reduce(tf2.distribute.ReduceOp.SUM, loss, axis=None)
+        with tf.Session() as session:
+            session.run([tf.global_variables_initializer(), iterator.initializer])
+            losses = [session.run([train_op, loss])[1] for _ in range(3)]
+    np.testing.assert_allclose(losses, [4.0, 2.56, 1.6384], rtol=1e-5)
