@@ -23,7 +23,10 @@ from keras_estimator.seam import internals
 # The variable writes an optimizer's apply_gradients adds: weights, slots, iterations.
 _WRITE_OPS = ("AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp", "ResourceApply",
               "ResourceScatter", "ResourceSparseApply")  # fmt: skip
-_state = threading.local()  # `applying`: inside apply_as_train_op (Keras' own method runs)
+# The threads inside apply_as_train_op on a graph, in a collection of that graph: there
+# Keras' own apply_gradients runs (a subclass's override calling super() comes back to the
+# patched method). By thread: MirroredStrategy's replicas trace one graph on threads.
+_APPLYING_KEY = "keras_estimator_applying_keras_optimizer"
 
 
 def apply_as_train_op(optimizer: Any, pairs: list, name: str = "keras_train_op") -> tf.Operation:
@@ -33,19 +36,21 @@ def apply_as_train_op(optimizer: Any, pairs: list, name: str = "keras_train_op")
     """
     graph = tf.compat.v1.get_default_graph()
     first_new_op = len(graph.get_operations())
-    previous = getattr(_state, "applying", False)
-    _state.applying = True
+    applying = graph.get_collection_ref(_APPLYING_KEY)
+    applying.append(threading.get_ident())
     try:
         optimizer.apply_gradients(pairs)
     finally:
-        _state.applying = previous
+        applying.remove(threading.get_ident())
     writes = [op for op in graph.get_operations()[first_new_op:] if op.type.startswith(_WRITE_OPS)]
     return tf.group(*writes, name=name)
 
 
 def _apply_gradients(optimizer: Any, grads_and_vars: Any, original: Callable, *args: Any,
                      **kwargs: Any) -> Any:  # fmt: skip
-    if tf.executing_eagerly() or getattr(_state, "applying", False):
+    if tf.executing_eagerly() or threading.get_ident() in (
+        tf.compat.v1.get_default_graph().get_collection(_APPLYING_KEY)
+    ):
         return original(optimizer, grads_and_vars, *args, **kwargs)
     pairs = [(g, v) for g, v in grads_and_vars if g is not None]
     if not pairs:

@@ -15,7 +15,7 @@ from typing import Any
 
 import tensorflow as tf
 
-from keras_estimator.runtime.event_files import read_scalars
+from keras_estimator.runtime.event_files import ScalarReader, read_scalars
 
 logger = logging.getLogger("keras_estimator")
 _V1 = tf.compat.v1
@@ -86,9 +86,10 @@ def _threshold_hook(
 ) -> tf.compat.v1.train.SessionRunHook:  # fmt: skip
     directory = eval_dir or estimator.eval_dir()
     crossed = operator.gt if higher else operator.lt
+    event_files = ScalarReader()  # the hook's polls read only what changed
 
     def should_stop() -> bool:
-        for step, metrics in read_eval_metrics(directory).items():
+        for step, metrics in event_files.read(directory).items():
             if step >= min_steps and crossed(metrics[metric_name], threshold):
                 logger.info(
                     'At step %s, metric "%s" has value %s which is %s the configured '
@@ -108,10 +109,11 @@ def _no_improvement_hook(
 ) -> tf.compat.v1.train.SessionRunHook:  # fmt: skip
     directory = eval_dir or estimator.eval_dir()
     better = operator.gt if higher else operator.lt
+    event_files = ScalarReader()  # the hook's polls read only what changed
 
     def should_stop() -> bool:
         best_value = best_step = None
-        for step, metrics in read_eval_metrics(directory).items():
+        for step, metrics in event_files.read(directory).items():
             if step < min_steps:
                 continue
             value = metrics[metric_name]

@@ -17,9 +17,6 @@ from keras_estimator.seam import internals
 
 logger = logging.getLogger("keras_estimator")
 
-# path -> ((size, mtime), {step: {tag: value}}): an unchanged file is not read twice.
-_cache: dict[str, tuple[tuple[int, float], dict[int, dict[str, float]]]] = {}
-
 
 def _records(path: str) -> tuple[list[bytes], Exception | None]:
     """The file's records, and the error that ended the read early (a corrupted or
@@ -55,21 +52,36 @@ def _read_file(path: str) -> dict[int, dict[str, float]]:
     return dict(by_step)
 
 
+class ScalarReader:
+    """Reads event files' scalars, keeping what it read of each file: an unchanged file
+    (same size and mtime) is not read again by the same reader (a history, a hook that
+    polls an evaluation directory)."""
+
+    def __init__(self) -> None:
+        # path -> ((size, mtime), {step: {tag: value}})
+        self._files: dict[str, tuple[tuple[int, float], dict[int, dict[str, float]]]] = {}
+
+    def read(self, directory: str) -> collections.OrderedDict:
+        """`{global_step: {tag: value}}` of the scalar summaries in `directory`'s event
+        files (not its subdirectories), in step order; later files win for the same step
+        and tag."""
+        if not tf.io.gfile.isdir(directory):
+            return collections.OrderedDict()
+        by_step: dict[int, dict[str, float]] = collections.defaultdict(dict)
+        for path in sorted(tf.io.gfile.glob(os.path.join(directory, "events.*"))):
+            try:
+                stat = tf.io.gfile.stat(path)
+                key = (stat.length, stat.mtime_nsec)
+            except tf.errors.OpError:
+                continue  # removed since the listing
+            kept = self._files.get(path)
+            if kept is None or kept[0] != key:
+                kept = self._files[path] = (key, _read_file(path))
+            for step, values in kept[1].items():
+                by_step[step].update(values)
+        return collections.OrderedDict(sorted(by_step.items()))
+
+
 def read_scalars(directory: str) -> collections.OrderedDict:
-    """`{global_step: {tag: value}}` of the scalar summaries in `directory`'s event files
-    (not its subdirectories), in step order; later files win for the same step and tag."""
-    if not tf.io.gfile.isdir(directory):
-        return collections.OrderedDict()
-    by_step: dict[int, dict[str, float]] = collections.defaultdict(dict)
-    for path in sorted(tf.io.gfile.glob(os.path.join(directory, "events.*"))):
-        try:
-            stat = tf.io.gfile.stat(path)
-            key = (stat.length, stat.mtime_nsec)
-        except tf.errors.OpError:
-            continue  # removed since the listing
-        cached = _cache.get(path)
-        if cached is None or cached[0] != key:
-            cached = _cache[path] = (key, _read_file(path))
-        for step, values in cached[1].items():
-            by_step[step].update(values)
-    return collections.OrderedDict(sorted(by_step.items()))
+    """`ScalarReader().read(directory)`: every file read."""
+    return ScalarReader().read(directory)

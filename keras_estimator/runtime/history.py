@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import tensorflow as tf
 
-from keras_estimator.runtime.event_files import read_scalars
+from keras_estimator.runtime.event_files import ScalarReader
 
 
 class TrainingHistory:
@@ -33,6 +33,7 @@ class TrainingHistory:
         self._model_dir = model_dir
         self._loss: dict[int, float] = {}
         self._evaluations: dict[str | None, dict[int, dict[str, float]]] = {}
+        self._event_files = ScalarReader()
 
     def record_loss(self, step: int, loss: float) -> None:
         self._loss[int(step)] = float(loss)
@@ -42,7 +43,11 @@ class TrainingHistory:
         """The training loss by global step (event files, then this session's values)."""
         merged = {}
         if self._model_dir is not None:
-            merged = {s: v["loss"] for s, v in read_scalars(self._model_dir).items() if "loss" in v}
+            merged = {
+                s: v["loss"]
+                for s, v in self._event_files.read(self._model_dir).items()
+                if "loss" in v
+            }
         merged.update(self._loss)
         return dict(sorted(merged.items()))
 
@@ -63,7 +68,7 @@ class TrainingHistory:
         merged: dict[int, dict[str, float]] = {}
         if self._model_dir is not None:
             eval_dir = os.path.join(self._model_dir, f"eval_{name}" if name else "eval")
-            for step, values in read_scalars(eval_dir).items():
+            for step, values in self._event_files.read(eval_dir).items():
                 merged[step] = {k: v for k, v in values.items() if k != "global_step"}
         for step, values in self._evaluations.get(name, {}).items():
             merged.setdefault(step, {}).update(values)
