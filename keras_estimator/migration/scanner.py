@@ -6,10 +6,11 @@ as tf`: TF1's; `import tensorflow as tf`: TF 2's, where `tf.logging` or
 name (`tf.estimator.DNNClassifier`, `tf.contrib.layers.layer_norm`) looked up in the support
 table (`support_table.json`: what `install()` and `keras-estimator run` provide). Also
 flagged: TF1-only names on a TF 2 import (they run only in `run`'s TF1 mode), `.value` of a
-TF 2 shape dimension, what needs the network, Cloud Storage or a TPU (`data_access.py`);
-`tf.Session` / `tf.placeholder` inside `with tf.Graph().as_default():`
-are TensorFlow's own graph mode, which runs. Nothing is imported or run; a file that cannot
-be read is a finding of its own and the scan goes on.
+TF 2 shape dimension, what needs the network, Cloud Storage or a TPU (`data_access.py`),
+weight files Keras 3 refuses (`keras_saving.py`); `tf.Session` / `tf.placeholder` inside
+`with tf.Graph().as_default():` are TensorFlow's own graph mode, which runs, and a
+placeholder in an input_fn runs in the input_fn's own graph (`graph_contexts.py`). Nothing
+is imported or run; a file that cannot be read is a finding of its own and the scan goes on.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from typing import Any
 from keras_estimator.migration import (
     data_access,
     graph_contexts,
+    keras_saving,
     local_imports,
     optional_packages,
     sources,
@@ -475,7 +477,9 @@ def _scan_tree(tree: ast.AST, nodes: list[ast.AST], report: FileReport, bindings
                 report.canned_uses.append((finding, use.namespace))
     for line in _shape_value_lines(nodes):
         report.findings.append(_shape_value_finding(report, nodes, line, cell))
-    for use in data_access.uses(tree, nodes, bindings):  # the network, Cloud Storage, a TPU
+    found = data_access.uses(tree, nodes, bindings)  # the network, Cloud Storage, a TPU
+    found += keras_saving.uses(nodes, bindings)  # weight files Keras 3 refuses
+    for use in found:
         report.findings.append(Finding(report.path, use.line, use.api, use.status, use.note,
                                        use.replacement, cell))  # fmt: skip
     report.findings.sort(key=lambda f: (f.cell or 0, f.line))
