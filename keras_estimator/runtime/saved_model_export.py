@@ -229,19 +229,7 @@ def _resources_used(resources: list, captured: list, variable_handles: set) -> l
     return list(used.values())
 
 
-def write_saved_model(
-    runtime: Any,
-    export_dir_base: str,
-    serving_input_receiver_fn: Callable,
-    assets_extra: dict | None,
-    as_text: bool,
-    checkpoint_path: str | None,
-    mode: str,
-    keras_serve: str | None = None,
-) -> bytes:
-    """Exports the PREDICT graph of `runtime` (a ModelRuntime) as tf.estimator's
-    `export_saved_model` did; returns the path. `keras_serve` ("features": a dict, "tensor":
-    one tensor) adds the default signature as a `serve` endpoint taking that, for Keras."""
+def _check_export_args(mode: str, serving_input_receiver_fn: Any, assets_extra: Any) -> None:
     if mode != ModeKeys.PREDICT:
         raise NotImplementedError(
             "export_saved_model exports only the PREDICT graph, for serving; other "
@@ -255,10 +243,14 @@ def write_saved_model(
             f"Received: serving_input_receiver_fn={serving_input_receiver_fn!r}"
         )
     _check_assets_extra(assets_extra)
+
+
+def _checkpoint_to_export(runtime: Any, checkpoint_path: str | None) -> str:
+    """The checkpoint an export restores: the one named, model_dir's latest, or (as
+    tf.estimator) an untrained warm-started Estimator's warm-start weights."""
     checkpoint = checkpoint_path or runtime.latest_checkpoint()
     warm_start_settings = runtime.warm_start_settings
     if not checkpoint and warm_start_settings is not None:
-        # As tf.estimator: an untrained, warm-started Estimator exports the warm-start weights.
         checkpoint = warm_start_checkpoint(warm_start_settings.ckpt_to_initialize_from)
     if not checkpoint:
         raise ValueError(
@@ -268,9 +260,12 @@ def write_saved_model(
         )
     if tf.io.gfile.isdir(checkpoint):
         checkpoint = ckpt_lib.latest_checkpoint(checkpoint) or checkpoint
-    model = runtime.build_model()  # a fresh store: the runtime's own stays as it is
-    with seeded_python_random(runtime.config.tf_random_seed):
-        trace = _Trace(model, runtime.call_model_fn, serving_input_receiver_fn)
+    return checkpoint
+
+
+def _serving_functions(trace: Any) -> tuple[dict, dict, dict]:
+    """`(functions, methods, signatures)`: name -> (serving function, pruned step), the
+    non-predict method names, the signatures; the ones that cannot be served are logged."""
     signatures, excluded = _signatures(trace.receiver, trace.spec.export_outputs)
     functions, methods = {}, {}
     for name, signature in signatures.items():
@@ -291,20 +286,15 @@ def write_saved_model(
             "add a PredictOutput to export_outputs, or make the receiver tensors match an "
             f"output. Received: export_outputs keys={sorted(trace.spec.export_outputs or {})}"
         )
-    restorer = ckpt_lib.CheckpointRestorer(checkpoint)
-    store = model.store
-    restorer.restore_all({n: store.variables[n] for n in trace.used if n not in store.local_names})
-    restorer.raise_if_mismatched()
+    return functions, methods, signatures
 
-    by_handle = {id(v.handle): v for v in store.variables.values()}
-    module = tf.Module()
-    captured = [handle for _, pruned in functions.values() for handle in pruned.captured_inputs]
-    module.variables_used = [by_handle[id(h)] for h in captured if id(h) in by_handle]
-    module.tables_used = _resources_used(trace.resources, captured, set(by_handle))
-    if keras_serve is not None:
-        default = DEFAULT_SIGNATURE if DEFAULT_SIGNATURE in functions else next(iter(functions))
-        module.serve = _keras_serve_endpoint(functions[default][1], signatures[default],
-                                             takes_dict=keras_serve == "features")  # fmt: skip
+
+def _save_atomically(
+    module: tf.Module, export_dir_base: str, functions: dict, methods: dict, as_text: bool,
+    assets_extra: dict | None,
+) -> str:  # fmt: skip
+    """Saves `module` into a new timestamped directory under `export_dir_base`, written
+    whole under a temporary name and renamed; on failure nothing of it is left."""
     base_existed = tf.io.gfile.exists(export_dir_base)
     temp_dir = None
     try:
@@ -324,6 +314,44 @@ def write_saved_model(
             if not tf.io.gfile.listdir(export_dir_base):
                 tf.io.gfile.rmtree(export_dir_base)  # this call made it: leave no trace
         raise
+    return export_dir
+
+
+def write_saved_model(
+    runtime: Any,
+    export_dir_base: str,
+    serving_input_receiver_fn: Callable,
+    assets_extra: dict | None,
+    as_text: bool,
+    checkpoint_path: str | None,
+    mode: str,
+    keras_serve: str | None = None,
+) -> bytes:
+    """Exports the PREDICT graph of `runtime` (a ModelRuntime) as tf.estimator's
+    `export_saved_model` did; returns the path. `keras_serve` ("features": a dict, "tensor":
+    one tensor) adds the default signature as a `serve` endpoint taking that, for Keras."""
+    _check_export_args(mode, serving_input_receiver_fn, assets_extra)
+    checkpoint = _checkpoint_to_export(runtime, checkpoint_path)
+    model = runtime.build_model()  # a fresh store: the runtime's own stays as it is
+    with seeded_python_random(runtime.config.tf_random_seed):
+        trace = _Trace(model, runtime.call_model_fn, serving_input_receiver_fn)
+    functions, methods, signatures = _serving_functions(trace)
+    restorer = ckpt_lib.CheckpointRestorer(checkpoint)
+    store = model.store
+    restorer.restore_all({n: store.variables[n] for n in trace.used if n not in store.local_names})
+    restorer.raise_if_mismatched()
+
+    by_handle = {id(v.handle): v for v in store.variables.values()}
+    module = tf.Module()
+    captured = [handle for _, pruned in functions.values() for handle in pruned.captured_inputs]
+    module.variables_used = [by_handle[id(h)] for h in captured if id(h) in by_handle]
+    module.tables_used = _resources_used(trace.resources, captured, set(by_handle))
+    if keras_serve is not None:
+        default = DEFAULT_SIGNATURE if DEFAULT_SIGNATURE in functions else next(iter(functions))
+        module.serve = _keras_serve_endpoint(functions[default][1], signatures[default],
+                                             takes_dict=keras_serve == "features")  # fmt: skip
+    export_dir = _save_atomically(module, export_dir_base, functions, methods, as_text,
+                                  assets_extra)  # fmt: skip
     logger.info("Signatures INCLUDED in export for Predict: %s", sorted(functions))
     logger.info("SavedModel written to: %s", export_dir)
     return export_dir.encode()
