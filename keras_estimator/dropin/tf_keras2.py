@@ -18,6 +18,12 @@
 - `tf.keras.__internal__.losses.compute_weighted_loss(losses, sample_weight, reduction)`
   and `Loss._get_reduction()` (tf.keras 2's helpers for a Loss subclass reducing its own
   per-example losses; TF-Ranking's listwise losses call both): Keras 3 has neither.
+- A Keras metric's `updates` and a Keras variable's `ref()` / `experimental_ref()`: tf.keras
+  2 code handed a head's Keras metric in `eval_metric_ops` turns it into TF1's `(value,
+  update_op)` with `metric.updates[0]` and keys its variables by their refs (AdaNet's
+  ensembles), and runs `variables_initializer` over them in a TF1 graph of its own
+  (`initializer`). In a graph, `updates` is one op running every write of the metric's
+  variables the graph holds (what `update_state` added), eagerly none.
 - `tf.compat.v1.keras.utils.DeterministicRandomTestTool` (tf.keras 2's tool for comparing
   TF1 and TF2 code's random numbers; TensorFlow's migration-debugging guide uses it): every
   random op built in its `scope()` gets a fixed seed, the same one ("constant") or one
@@ -40,7 +46,12 @@ import numpy as np
 import tensorflow as tf
 
 from keras_estimator.canned import optimizers as graph_optimizers
-from keras_estimator.seam.internals import legacy_keras_package, tf_keras_module
+from keras_estimator.engine.metrics import writes_to
+from keras_estimator.seam.internals import (
+    keras_variable_backing,
+    legacy_keras_package,
+    tf_keras_module,
+)
 
 _keras3_to_categorical = keras.utils.to_categorical
 
@@ -292,6 +303,29 @@ def legacy_optimizer_class(name: str) -> type:
     )
 
 
+def _metric_updates(metric: keras.metrics.Metric) -> list:
+    """tf.keras 2's `Metric.updates`: in a graph, one op running the writes of the metric's
+    variables that the graph holds (what its update_state calls added); eagerly none."""
+    if tf.executing_eagerly():
+        return []
+    variables = [keras_variable_backing(v) for v in metric.variables]
+    # In a TF1 graph the variables' initializers write them too: those are not updates.
+    initializers = {id(getattr(v, "initializer", None)) for v in variables}
+    writes = [op for op in writes_to(variables) if id(op) not in initializers]
+    return [tf.group(*writes)] if writes else []
+
+
+def _variable_ref(variable: keras.Variable) -> Any:
+    """tf.keras 2's `ref()`: a hashable reference (Keras 3's variables are unhashable)."""
+    return keras_variable_backing(variable).ref()
+
+
+def _variable_initializer(variable: keras.Variable) -> Any:
+    """tf.keras 2's variables were tf.Variables: in a TF1 graph, its initializer op (what
+    `tf.compat.v1.variables_initializer` groups), None eagerly."""
+    return getattr(keras_variable_backing(variable), "initializer", None)
+
+
 def tf_keras2_attributes() -> list[tuple[Any, str, Any]]:
     """(owner, attribute, value) for `install()`: to_categorical, MultiHeadAttention's
     `_build_from_signature`, `Loss._get_reduction`, `tf.keras.__internal__.losses` and the
@@ -305,6 +339,13 @@ def tf_keras2_attributes() -> list[tuple[Any, str, Any]]:
             for name in ("Adagrad", "Adam", "Ftrl", "RMSprop", "SGD")
         ]
         attributes.append((legacy_optimizers, "Optimizer", keras.optimizers.Optimizer))
+    if not hasattr(keras.metrics.Metric, "updates"):
+        attributes.append((keras.metrics.Metric, "updates", property(_metric_updates)))
+    for name in ("ref", "experimental_ref"):
+        if not hasattr(keras.Variable, name):
+            attributes.append((keras.Variable, name, _variable_ref))
+    if not hasattr(keras.Variable, "initializer"):
+        attributes.append((keras.Variable, "initializer", property(_variable_initializer)))
     if not hasattr(keras.utils, "DeterministicRandomTestTool"):
         attributes.append((keras.utils, "DeterministicRandomTestTool", DeterministicRandomTestTool))
     if not hasattr(keras.losses.Loss, "_get_reduction"):

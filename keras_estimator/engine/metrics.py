@@ -65,11 +65,16 @@ def value_after(value: Any, updates: list) -> Any:
     return tf.nest.map_structure(after, value)
 
 
-def _writes_to(variables: list[tf.Variable]) -> list[tf.Operation]:
+def writes_to(variables: list[tf.Variable]) -> list[tf.Operation]:
     """Ops of the traced graph that write `variables` (Keras metric updates, for one)."""
     graph = tf.compat.v1.get_default_graph()
     handles = {id(v.handle) for v in variables}
-    internal = {id(inner) for outer, inner in graph.captures if id(outer) in handles}
+    # A traced graph reads outer variables through its captures; a TF1 graph (a library's
+    # own, AdaNet's bookkeeping) holds its variables' handles itself.
+    internal = {
+        id(inner) for outer, inner in getattr(graph, "captures", ()) if id(outer) in handles
+    }
+    internal |= handles
     return [
         op
         for op in graph.get_operations()
@@ -109,7 +114,7 @@ def metric_updates(eval_metric_ops: dict, store: VariableStore) -> tuple[dict, l
                 updates.append(update_op)
             pending[name] = value
     # Fetch each update once, as an operation (a Tensor update_op is its op's output).
-    writes = _writes_to(store.local_variables() + keras_variables)
+    writes = writes_to(store.local_variables() + keras_variables)
     ops = [u.op if isinstance(u, tf.Tensor) else u for u in updates + writes]
     return pending, list({id(op): op for op in ops}.values())
 

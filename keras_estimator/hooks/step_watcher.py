@@ -29,11 +29,15 @@ def hook_values(outputs: dict) -> dict:
 
 
 def scalar_logs(outputs: dict) -> dict[str, float]:
-    """A step's scalar outputs (the hooks' fetches left out): what callbacks get as logs."""
+    """A step's scalar numbers (the hooks' fetches left out): what callbacks get as logs.
+    A string metric (a serialized Summary, AdaNet's architecture) is for the event file."""
     return {
         key: float(value)
         for key, value in outputs.items()
-        if key != HOOKS_KEY and tf.is_tensor(value) and value.shape.rank == 0
+        if key != HOOKS_KEY
+        and tf.is_tensor(value)
+        and value.shape.rank == 0
+        and value.dtype != tf.string
     }
 
 

@@ -167,3 +167,31 @@ def test_uninstall_takes_the_tf_keras_2_loss_helpers_away():
     estimator.uninstall()
     assert not hasattr(tf.keras, "__internal__")
     assert not hasattr(keras.losses.Loss, "_get_reduction")
+
+
+def test_a_keras_metric_turns_into_a_tf1_value_and_update_op_as_in_tf_keras_2(installed):
+    # Library code written for tf.keras 2 (AdaNet's ensembles) turns a head's Keras metric
+    # into `(metric.result(), metric.updates[0])`, keys its variables by `ref()` and
+    # initializes them in a TF1 graph of its own.
+    with tf.Graph().as_default():
+        metric = keras.metrics.Mean()
+        assert metric.updates == []  # nothing updated it in this graph yet
+        metric.update_state(tf.constant([1.0, 3.0]))
+        value, (update,) = metric.result(), metric.updates
+        by_ref = {v.experimental_ref(): v for v in metric.variables}
+        assert len(by_ref) == len(metric.variables) == 2
+        assert metric.variables[0].ref() == metric.variables[0].experimental_ref()
+        init = v1.variables_initializer(list(by_ref.values()))
+        with v1.Session() as session:
+            session.run(init)
+            session.run(update)
+            session.run(update)
+            assert session.run(value) == 2.0
+    assert keras.metrics.Mean().updates == []  # eagerly: updates happen at once
+
+
+def test_without_install_keras_metrics_have_no_tf_keras_2_updates():
+    estimator.install()
+    estimator.uninstall()
+    assert not hasattr(keras.metrics.Mean(), "updates")
+    assert not hasattr(keras.Variable(1.0), "experimental_ref")
