@@ -7,7 +7,7 @@ import functools
 import logging
 import os
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any
 
 import keras
 import numpy as np
@@ -18,7 +18,7 @@ from keras_estimator.engine import metrics as metrics_lib
 from keras_estimator.engine.coordinated_loop import CoordinatedLoop
 from keras_estimator.engine.fit_logs import fit_callbacks, global_step_as_int
 from keras_estimator.engine.graph_scope import global_step_read, tf1_graph_scope
-from keras_estimator.engine.keras_optimizer import GlobalStepOptimizer, apply_as_train_op
+from keras_estimator.engine.keras_optimizer import GlobalStepOptimizer
 from keras_estimator.engine.loops import (
     EVAL_STEPS_BEFORE_TRACING,
     TRAIN_STEPS_BEFORE_TRACING,
@@ -32,6 +32,12 @@ from keras_estimator.engine.loops import (
 )
 from keras_estimator.engine.output_keys import GLOBAL_STEP_KEY, LOSS_KEY
 from keras_estimator.engine.random_streams import RandomStreams
+from keras_estimator.engine.step_passes import (
+    StepHooks,
+    TrainStepParts,
+    attach_hooks,
+    run_passes,
+)
 from keras_estimator.engine.summaries import summaries_every
 from keras_estimator.engine.variable_store import VariableStore
 from keras_estimator.seam import internals
@@ -41,25 +47,12 @@ from keras_estimator.spec.mode_keys import ModeKeys
 logger = logging.getLogger("keras_estimator")
 
 ModelFnCaller = Callable[[Any, Any, str], EstimatorSpec]
-_ASSIGN_OPS = frozenset({"AssignAddVariableOp", "AssignVariableOp", "AssignSubVariableOp"})
-_CALL_OPS = frozenset(
-    {"If", "StatelessIf", "While", "StatelessWhile", "PartitionedCall", "StatefulPartitionedCall"}
-)
 
 
 def _reported(loss: tf.Tensor) -> tf.Tensor:
     """The training loss as logged and returned: itself, or the mean of a loss of shape
     [1] or of statically unknown size (accepted by tf.estimator)."""
     return tf.identity(loss) if loss.shape.rank == 0 else tf.reduce_mean(loss)
-
-
-class StepHooks(Protocol):
-    """The hooks of one Estimator call, begun in the step's trace after the model_fn
-    (hooks/runner.py HookRunner): handed to `make_step`, never kept on the model."""
-
-    def attached_to(self, graph: tf.Graph) -> bool: ...
-
-    def attach(self, spec_hooks: tuple, graph: tf.Graph, global_step_read: tf.Tensor) -> None: ...
 
 
 @dataclasses.dataclass(frozen=True)
@@ -83,18 +76,6 @@ def split_batch(data: Any) -> tuple[Any, Any]:
     return data
 
 
-def _global_step_writes(graph: tf.Graph, global_step: tf.Variable) -> bool | None:
-    """True/False when the traced step certainly does / does not write the global step;
-    None when a control-flow or function op takes it and only the run can tell."""
-    handle = graph.capture(global_step.handle)
-    consumer_types = {op.type for op in handle.consumers()}
-    if consumer_types & _ASSIGN_OPS:
-        return True
-    if consumer_types & _CALL_OPS:
-        return None
-    return False
-
-
 @dataclasses.dataclass(frozen=True)
 class TraceSettings:
     """What the model's traces take from RunConfig, fixed for the model's life.
@@ -104,11 +85,13 @@ class TraceSettings:
             steps, counted from the global step at which the current train() call started.
         is_chief: training_chief_hooks run on the chief only.
         random_seed: tf_random_seed, the graph-level seed of every trace.
+        skipped_passes: training-step passes left out (engine/step_passes.py), to bisect.
     """
 
     summary_steps: int | None = None
     is_chief: bool = True
     random_seed: int | None = None
+    skipped_passes: frozenset[str] = frozenset()
 
 
 class EstimatorModel(keras.Model):
@@ -169,10 +152,13 @@ class EstimatorModel(keras.Model):
         return self._train_step(data, None)
 
     def _train_step(self, data: Any, hooks: StepHooks | None) -> dict[str, tf.Tensor]:
+        """The TRAIN model_fn in the TF1 graph scope (its summaries written every
+        save_summary_steps), then the training step's passes (engine/step_passes.py)."""
         global_step = self._ke_global_step
         # The Estimator's own trace, outside a strategy (not keras_model.fit's, nor a
-        # replica's, whose kernels keep their streams).
+        # replica's, whose kernels keep their streams), gets restartable random streams.
         own_trace = hooks is not None and not tf.distribute.has_strategy()
+        skipped = self._settings.skipped_passes
         with tf1_graph_scope(self._store, global_step) as graph:
             call_start = self.train_call_start.read_value()
             summary_steps = self._settings.summary_steps
@@ -180,36 +166,16 @@ class EstimatorModel(keras.Model):
                 spec = self._spec_for(data, ModeKeys.TRAIN)
                 tf.compat.v1.summary.scalar(LOSS_KEY, spec.loss)  # as tf.estimator added it
                 needs.append(spec.loss)
-                train_op = spec.train_op
-                if isinstance(train_op, keras.optimizers.Optimizer):
-                    train_op = self._apply_keras_optimizer(train_op, spec.loss, graph)
                 chief_hooks = spec.training_chief_hooks if self._settings.is_chief else ()
-                # The hooks begin before the summaries are merged, as in 2.15 (its
-                # SummarySaverHook merged them at the first step): a summary a hook's
-                # begin() adds is written too.
-                _attach_hooks(hooks, spec.training_hooks + chief_hooks, graph)
-        start = global_step_read(graph)
-        writes = _global_step_writes(graph, global_step)
-        with tf.control_dependencies([train_op]):
-            if writes is False:
-                bumped = global_step.assign_add(1, read_value=False)
-            elif writes is None:
-                # The train_op may or may not increment it (e.g. inside tf.cond): check.
-
-                def bump() -> tf.Tensor:
-                    with tf.control_dependencies([global_step.assign_add(1, read_value=False)]):
-                        return tf.constant(True)
-
-                bumped = tf.cond(
-                    tf.equal(global_step.read_value(), start), bump, lambda: tf.constant(False)
-                )
-            else:
-                bumped = tf.no_op()
-        with tf.control_dependencies([train_op, bumped]):
-            outputs = {LOSS_KEY: _reported(spec.loss), GLOBAL_STEP_KEY: global_step.read_value()}
-        if own_trace:
-            self.random_streams.make_restartable(graph)
-        return outputs
+                parts = TrainStepParts(
+                    graph, spec, spec.train_op, global_step, hooks,
+                    spec.training_hooks + chief_hooks,
+                    self.random_streams if own_trace else None,
+                )  # fmt: skip
+                parts = run_passes(parts, in_model_fn_scope=True, skipped=skipped)
+        parts = run_passes(parts, in_model_fn_scope=False, skipped=skipped)
+        with tf.control_dependencies([parts.train_op]):
+            return {LOSS_KEY: _reported(spec.loss), GLOBAL_STEP_KEY: global_step.read_value()}
 
     def _distributed_train_step(
         self, strategy: tf.distribute.Strategy, hooks: StepHooks | None
@@ -230,23 +196,6 @@ class EstimatorModel(keras.Model):
             return first
 
         return step
-
-    def _apply_keras_optimizer(
-        self, optimizer: keras.optimizers.Optimizer, loss: tf.Tensor, graph: tf.Graph
-    ) -> tf.Operation:
-        variables = graph.get_collection(tf.compat.v1.GraphKeys.TRAINABLE_VARIABLES)
-        grads = tf.gradients(loss, variables)
-        pairs = [(g, v) for g, v in zip(grads, variables) if g is not None]
-        if not pairs:
-            raise ValueError(
-                "The Keras optimizer returned as train_op found no trainable variable that the "
-                "loss depends on. Expected the model_fn to create trainable variables (layers) "
-                "that the loss is computed from. Fix: compute the loss from the model's "
-                "layers, or return an optimizer.minimize(...) op as train_op. "
-                f"Received: {len(variables)} trainable variables, none reaching loss={loss.name!r}"
-            )
-        with tf.name_scope("keras_optimizer"):
-            return apply_as_train_op(optimizer, pairs)
 
     def test_step(self, data: Any) -> dict[str, tf.Tensor]:
         """Keras' evaluation step (keras_model.evaluate): the EVAL model_fn's metrics."""
@@ -282,7 +231,7 @@ class EstimatorModel(keras.Model):
                 loss, weights=weights, name="keras_estimator_eval_loss"
             )
             pending, updates = metrics_lib.metric_updates(ops, self._store)
-            _attach_hooks(hooks, spec.evaluation_hooks, graph)
+            attach_hooks(hooks, spec.evaluation_hooks, graph)
             return pending, updates
 
     def _distributed_eval_step(
@@ -315,7 +264,7 @@ class EstimatorModel(keras.Model):
     def _predict_step(self, data: Any, hooks: StepHooks | None) -> Any:
         with tf1_graph_scope(self._store, self._ke_global_step) as graph:
             spec = self._spec_for(data, ModeKeys.PREDICT)
-            _attach_hooks(hooks, spec.prediction_hooks, graph)
+            attach_hooks(hooks, spec.prediction_hooks, graph)
             return spec.predictions
 
     # -- compiled steps and loops ----------------------------------------------------
@@ -583,11 +532,3 @@ class EstimatorModel(keras.Model):
     def reset_metrics(self) -> None:
         super().reset_metrics()
         self._store.reset_locals()
-
-
-def _attach_hooks(hooks: StepHooks | None, spec_hooks: tuple, graph: tf.Graph) -> None:
-    """Begins a call's hooks and the EstimatorSpec's in the traced graph (once per trace:
-    the first replica's). What they fetch is pruned from this trace when they ask for it
-    (engine/loops.py)."""
-    if hooks is not None and not hooks.attached_to(graph):
-        hooks.attach(spec_hooks, graph, global_step_read(graph))

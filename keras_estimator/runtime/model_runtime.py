@@ -31,6 +31,7 @@ from keras_estimator.distribute.strategies import eval_strategy_of, iterator_spe
 from keras_estimator.engine.global_step import GlobalStepVariable
 from keras_estimator.engine.loops import ChunkedLoop
 from keras_estimator.engine.model import EstimatorModel, TraceSettings
+from keras_estimator.engine.step_passes import skipped_passes
 from keras_estimator.engine.variable_store import VariableStore
 from keras_estimator.hooks.runner import HookRunner
 from keras_estimator.hooks.session import HookSession
@@ -166,7 +167,8 @@ class ModelRuntime:
         global_step = GlobalStepVariable.under(strategy or self.strategy)
         store.variables["global_step"] = global_step
         config = self.config
-        settings = TraceSettings(config.save_summary_steps, config.is_chief, config.tf_random_seed)
+        settings = TraceSettings(config.save_summary_steps, config.is_chief,
+                                 config.tf_random_seed, skipped_passes())  # fmt: skip
         return EstimatorModel(self.call_model_fn, store, global_step, settings)
 
     def prepare(
