@@ -1092,30 +1092,26 @@ class _VariableOpStandIn(NamedTuple):
     type: str = "VarHandleOp"
 
 
-@contextlib.contextmanager
-def initializers_of_traced_variables_only() -> Iterator[None]:
-    """Within it, `tf.compat.v1.variables_initializer` (and so `global_variables_initializer`,
-    `local_variables_initializer`, `Scaffold.default_local_init_op`) in a traced step groups
-    the initializers of the variables made in that graph only.
+def initializers_of_traced_variables_only() -> contextlib.AbstractContextManager:
+    """Within it, in a traced step, a variable made eagerly gives a no-op as its
+    `initializer`, so `tf.compat.v1.variables_initializer` (and `global_variables_initializer`,
+    `local_variables_initializer`, `Scaffold.default_local_init_op`) group only the
+    initializers of the variables made in that graph.
 
     The engine's variables are made eagerly and initialised (or restored) by the engine;
-    they have no initializer op, and TensorFlow's `group` fails on their `None`.
+    their initializer is None, on which TensorFlow's `group` fails. Patched on the variable
+    class: TensorFlow's module wrappers each cache the public functions.
     """
-    from tensorflow.python.ops import variables
+    owner = _resource_variable_ops.BaseResourceVariable
+    original = owner.__dict__["initializer"]
 
-    original = variables.variables_initializer
+    def initializer(self: Any) -> Any:
+        op = original.fget(self)
+        if op is None and not tf.executing_eagerly():
+            return tf.no_op(name="initialized_by_the_engine")
+        return op
 
-    def variables_initializer(var_list: Any, name: str = "init") -> Any:
-        if not tf.executing_eagerly():
-            var_list = [v for v in var_list if getattr(v, "initializer", None) is not None]
-        return original(var_list, name=name)
-
-    # TensorFlow's own initializers call the module's function; code calls the public name.
-    with (
-        patched(variables, "variables_initializer", variables_initializer),
-        patched(_V1, "variables_initializer", variables_initializer),
-    ):
-        yield
+    return patched(owner, "initializer", property(initializer))
 
 
 def variable_ops_in_traces() -> contextlib.AbstractContextManager:
