@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import re
@@ -109,25 +110,21 @@ def listed_checkpoint(directory: str) -> str | None:
     return None
 
 
-_READ_ERRORS: dict[type, type] = {}
-
-
+@functools.cache  # one class per TensorFlow error class: `except` clauses match them
 def _read_error(tf_error: type) -> type:
     """`tf_error` and ValueError at once (tf.estimator raised TF's; we always raised ValueError)."""
-    if tf_error not in _READ_ERRORS:
 
-        def __init__(self: Any, message: str, code: int) -> None:  # noqa: N807
-            tf.errors.OpError.__init__(self, None, None, message, code)
+    def __init__(self: Any, message: str, code: int) -> None:  # noqa: N807
+        tf.errors.OpError.__init__(self, None, None, message, code)
 
-        def __reduce__(self: Any) -> tuple:  # noqa: N807  (picklable, e.g. for multiprocessing)
-            return _rebuild_read_error, (tf_error, self.message, self.error_code)
+    def __reduce__(self: Any) -> tuple:  # noqa: N807  (picklable, e.g. for multiprocessing)
+        return _rebuild_read_error, (tf_error, self.message, self.error_code)
 
-        _READ_ERRORS[tf_error] = type(
-            "CheckpointReadError",
-            (tf_error, ValueError),
-            {"__init__": __init__, "__reduce__": __reduce__, "__module__": __name__},
-        )
-    return _READ_ERRORS[tf_error]
+    return type(
+        "CheckpointReadError",
+        (tf_error, ValueError),
+        {"__init__": __init__, "__reduce__": __reduce__, "__module__": __name__},
+    )
 
 
 def _rebuild_read_error(tf_error: type, message: str, code: int) -> Exception:
