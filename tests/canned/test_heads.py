@@ -381,3 +381,24 @@ def test_sparse_labels_are_refused_by_single_label_heads():
         logits = tf.zeros([1, head.logits_dimension])
         with pytest.raises(ValueError, match="SparseTensor labels are not supported"):
             head.loss(sparse, logits)
+
+
+def test_a_heads_metrics_in_a_tf1_graph_of_ones_own_are_in_no_collection(tmp_path):
+    # tf.keras 2 made metric variables in no collection: a library's own TF1 graph
+    # (AdaNet's bookkeeping) restores its model with Saver(), which must not ask the
+    # checkpoint for them; it initializes them itself.
+    with tf.Graph().as_default():
+        w = tf.compat.v1.get_variable("w", [], initializer=tf.compat.v1.ones_initializer())
+        logits = tf.reshape(w * tf.constant([1.0, 2.0]), [2, 1])
+        head = estimator.MultiHead([estimator.RegressionHead(name="a"),
+                                    estimator.RegressionHead(name="b")])  # fmt: skip
+        labels = {"a": tf.constant([[1.0], [3.0]]), "b": tf.constant([[1.0], [2.0]])}
+        spec = head.create_estimator_spec({}, "eval", {"a": logits, "b": logits}, labels)
+        assert [v.name for v in tf.compat.v1.global_variables()] == ["w:0"]
+        assert spec.eval_metric_ops["average_loss/a"].variables  # made, in no collection
+        saver = tf.compat.v1.train.Saver()
+        with tf.compat.v1.Session() as session:
+            session.run(tf.compat.v1.global_variables_initializer())
+            path = saver.save(session, str(tmp_path / "model.ckpt"))
+            saver.restore(session, path)
+    assert [name for name, _ in tf.train.list_variables(path)] == ["w"]

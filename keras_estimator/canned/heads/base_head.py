@@ -16,6 +16,7 @@ import tensorflow as tf
 
 from keras_estimator.canned import optimizers as optimizers_lib
 from keras_estimator.export.export_outputs import ClassificationOutput, PredictOutput
+from keras_estimator.seam.internals import keras_variable_backing
 from keras_estimator.spec.estimator_spec import EstimatorSpec
 from keras_estimator.spec.mode_keys import ModeKeys
 from keras_estimator.utils.fn_args import fn_args
@@ -266,6 +267,7 @@ class Head:
                     metric.update_state(regularization)
                     metrics[LOSS_REGULARIZATION] = metric
                 metrics = {self._key(k): v for k, v in metrics.items()}
+                metric_variables_in_no_collection(metrics)
                 return EstimatorSpec(mode, loss=loss, predictions=predictions,
                                      eval_metric_ops=metrics)  # fmt: skip
         train_op = self._train_op(loss, optimizer, trainable_variables, train_op_fn, update_ops)
@@ -290,6 +292,24 @@ class Head:
         if update_ops:
             train_op = tf.group(train_op, *update_ops)
         return train_op
+
+
+def metric_variables_in_no_collection(metrics: dict) -> None:
+    """In a TF1 graph of the caller's own (a library's, AdaNet's bookkeeping), the Keras
+    metrics' variables leave GLOBAL_VARIABLES: tf.keras 2 made them in no collection, so a
+    `tf.compat.v1.train.Saver()` there neither saves nor restores them. (In the engine's
+    traced step they are made eagerly, outside any graph collection.)"""
+    graph = tf.compat.v1.get_default_graph()
+    if tf.executing_eagerly() or hasattr(graph, "captures"):
+        return
+    made = {
+        id(keras_variable_backing(variable))
+        for metric in metrics.values()
+        if isinstance(metric, keras.metrics.Metric)
+        for variable in metric.variables
+    }
+    kept = graph.get_collection_ref(tf.compat.v1.GraphKeys.GLOBAL_VARIABLES)
+    kept[:] = [variable for variable in kept if id(variable) not in made]
 
 
 def weighted_mean(name: str, values: tf.Tensor, weights: tf.Tensor) -> keras.metrics.Mean:

@@ -117,6 +117,7 @@ class MultiHead(base.Head):
                 metric = keras.metrics.Mean(name=base.LOSS_REGULARIZATION)
                 metric.update_state(regularization)
                 metrics[base.LOSS_REGULARIZATION] = metric
+            base.metric_variables_in_no_collection(metrics)
             return EstimatorSpec(mode, loss=loss, predictions=predictions,
                                  eval_metric_ops=metrics)  # fmt: skip
         train_op = self._train_op(loss, optimizer, trainable_variables, train_op_fn, update_ops)
