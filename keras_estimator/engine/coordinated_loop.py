@@ -10,7 +10,7 @@ from typing import Any
 
 import tensorflow as tf
 
-from keras_estimator.engine.loops import TracedStep
+from keras_estimator.engine.loops import TracedStep, one_step_function
 from keras_estimator.engine.output_keys import GLOBAL_STEP_KEY, HOOKS_KEY
 
 
@@ -24,14 +24,20 @@ class CoordinatedLoop:
     """
 
     def __init__(
-        self, step_fn: Callable, global_step: tf.Variable, strategy: Any, concrete: Any = None
+        self,
+        step_fn: Callable | None,
+        global_step: tf.Variable,
+        strategy: Any,
+        concrete: Any = None,
     ) -> None:
         """`concrete`: the step to schedule, already traced (default: `step_fn` on
-        `next(iterator)`, traced by `get_concrete_function`)."""
+        `next(iterator)`, traced by `get_concrete_function`); a loop of hook fetches is
+        given it and no `step_fn`."""
         self._global_step = global_step
         self._strategy = strategy
         self._coordinator = tf.distribute.experimental.coordinator.ClusterCoordinator(strategy)
-        self._one = tf.function(lambda iterator: step_fn(next(iterator)), autograph=False)
+        # The tf.function of one step that get_concrete_function traces.
+        self._one: Any = one_step_function(step_fn) if step_fn is not None else None
         self._concrete: Any = concrete
         self._last: Any = None
         self._fetching: dict[tuple, CoordinatedLoop] = {}

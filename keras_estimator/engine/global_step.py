@@ -60,7 +60,7 @@ class GlobalStepVariable(ResourceVariable):
             )
 
     @property
-    def op(self):  # type: ignore[override]
+    def op(self):
         if tf.executing_eagerly() or not hasattr(self.handle, "graph"):
             return _OpName("global_step")
         return super().op

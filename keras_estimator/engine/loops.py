@@ -44,13 +44,8 @@ def reads_only(graph: tf.Graph) -> bool:
     return all(op.type in _READ_ONLY_OPS for op in getattr(graph, "control_outputs", [None]))
 
 
-class Loop(Protocol):
-    """The protocol of every loop here (ChunkedLoop, DistributedLoop, DistributedEvalLoop,
-    CoordinatedLoop; PredictStep is called per batch instead of with an iterator)."""
-
-    @property
-    def step_ops(self) -> list:
-        """The stateful ops one step runs (what a hook's later fetch must follow)."""
+class LoopRun(Protocol):
+    """What a loop is called as (a loop with hook fetches is only called)."""
 
     def __call__(
         self, iterator: Any, num_steps: tf.Tensor, endless: bool = False, whole_call: bool = False
@@ -60,7 +55,20 @@ class Loop(Protocol):
         the check for its end. `whole_call`: these are all the steps of the Estimator call,
         so a loop may run them without the instance later steps would need."""
 
-    def with_fetches(self, extra: dict[str, tf.Tensor]) -> Loop:
+
+class Loop(LoopRun, Protocol):
+    """The protocol of every loop here (ChunkedLoop, DistributedLoop, DistributedEvalLoop,
+    CoordinatedLoop; PredictStep is called per batch instead of with an iterator)."""
+
+    @property
+    def step_ops(self) -> list:
+        """The stateful ops one step runs (what a hook's later fetch must follow)."""
+
+    def get_concrete_function(self, iterator_spec: Any, steps_spec: Any) -> Any:
+        """Traces the loop (the distributed loops trace their step here, in the scopes
+        of the caller); the chunked loop's call traces it when first needed."""
+
+    def with_fetches(self, extra: dict[str, tf.Tensor]) -> LoopRun:
         """The same loop whose step also returns `extra` under HOOKS_KEY."""
 
 
@@ -97,7 +105,9 @@ class TracedStep:
     same arguments giving `(outputs, extra values)`.
     """
 
-    def __init__(self, fn: Callable, graph: tf.Graph, outputs: Any, ops: list, num_args: int):
+    def __init__(
+        self, fn: Callable | None, graph: tf.Graph, outputs: Any, ops: list, num_args: int
+    ) -> None:
         self.fn, self.graph, self.outputs, self.ops = fn, graph, outputs, ops
         self.num_args = num_args
         self.specs = output_specs(outputs)
@@ -111,9 +121,10 @@ class TracedStep:
         return cls(fn or concrete, concrete.graph, concrete.structured_outputs, ops, num_args)
 
     def with_fetches(self, extra: dict[str, tf.Tensor]) -> Callable:
-        if not extra and self.fn is not None and reads_only(self.graph):
+        fn = self.fn
+        if not extra and fn is not None and reads_only(self.graph):
             # Nothing to prune away: the traced function itself gives the outputs.
-            return lambda *args: (self.fn(*args), {})
+            return lambda *args: (fn(*args), {})
         fetches = (self.outputs, dict(extra), self.ops)
         pruned = self._pruned.get(
             extra, lambda: internals.prune_graph(self.graph, self.num_args, fetches)
@@ -148,7 +159,7 @@ class FirstNonFiniteLoss:
             loss is not None and loss.dtype.is_floating and loss.shape.rank == 0
             and step is not None and step.dtype == tf.int64 and step.shape.rank == 0
         )  # fmt: skip
-        self._loss_dtype = loss.dtype if self.active else tf.float32
+        self._loss_dtype = loss.dtype if loss is not None and self.active else tf.float32
 
     def start(self) -> tuple[tf.Tensor, tf.Tensor]:
         return tf.constant(_NONE_SEEN, tf.int64), tf.zeros([], self._loss_dtype)
@@ -270,8 +281,8 @@ class ChunkedLoop:
         self._traced = False
         self._fetching = FetchCache()
 
-        watch = FirstNonFiniteLoss(specs) if report_non_finite_loss else None
-        watching = watch is not None and watch.active
+        watch = FirstNonFiniteLoss(specs)
+        watching = report_non_finite_loss and watch.active
 
         def loop(iterator: Any, num_steps: tf.Tensor, endless: bool) -> tuple[tf.Tensor, Any]:
             def cond(i, exhausted, outputs, carried):
@@ -307,9 +318,9 @@ class ChunkedLoop:
         self._loop = tf.function(functools.partial(loop, endless=False), autograph=False)
         self._endless_loop = tf.function(functools.partial(loop, endless=True), autograph=False)
 
-    def get_concrete_function(self, *specs: Any) -> Any:
+    def get_concrete_function(self, iterator_spec: Any, steps_spec: Any) -> Any:
         self._traced = True
-        return self._loop.get_concrete_function(*specs)
+        return self._loop.get_concrete_function(iterator_spec, steps_spec)
 
     @property
     def step_ops(self) -> list:
@@ -357,7 +368,7 @@ class ChunkedLoop:
             outputs = tf.nest.map_structure(zeros, self._specs)
         return ran, outputs, ran < steps
 
-    def with_fetches(self, extra: dict[str, tf.Tensor]) -> Callable:
+    def with_fetches(self, extra: dict[str, tf.Tensor]) -> LoopRun:
         if self._one_instance is not None:
             return self._one_instance.fetching(extra)
         return self._pruned_loop(extra)
@@ -367,8 +378,11 @@ class ChunkedLoop:
         run the pruned step from Python (see steps_before_tracing)."""
         return self._fetching.get(extra, lambda: self._loop_fetching(extra))
 
-    def _loop_fetching(self, extra: dict[str, tf.Tensor], steps_before_tracing: int = -1) -> Any:
+    def _loop_fetching(
+        self, extra: dict[str, tf.Tensor], steps_before_tracing: int = -1
+    ) -> ChunkedLoop:
         """This loop around the step pruned to also return `extra` under HOOKS_KEY."""
+        assert self._step is not None  # only a loop of hook fetches has none, never asked
         run = self._step.with_fetches(extra)
 
         def step_fn(data: Any) -> dict:
@@ -398,13 +412,13 @@ class _OneInstance:
     def __init__(self, loop: ChunkedLoop) -> None:
         self._loop = loop
         self._fetches: dict[str, tf.Tensor] = {}
-        self._fetching: Any = None
+        self._fetching: ChunkedLoop | None = None
 
     @property
     def active(self) -> bool:
         return self._fetching is not None
 
-    def fetching(self, extra: dict[str, tf.Tensor]) -> Callable:
+    def fetching(self, extra: dict[str, tf.Tensor]) -> LoopRun:
         if any(self._fetches.get(key) is not tensor for key, tensor in extra.items()):
             fetches = {**self._fetches, **extra}
             if len(fetches) > MAX_ONE_INSTANCE_FETCHES:
@@ -426,10 +440,16 @@ class _OneInstance:
     def __call__(
         self, iterator: Any, num_steps: tf.Tensor, keys: tuple, endless: bool = False
     ) -> tuple[tf.Tensor, Any]:
+        assert self._fetching is not None  # called only once active
         ran, outputs = self._fetching(iterator, num_steps, endless=endless)
         outputs = dict(outputs)
         values = outputs.pop(HOOKS_KEY, {})
         return ran, _with_hook_values(outputs, {key: values[key] for key in keys})
+
+
+def one_step_function(step_fn: Callable) -> Any:
+    """`step_fn` on `next(iterator)`, as a tf.function of the iterator (not yet traced)."""
+    return tf.function(lambda iterator: step_fn(next(iterator)), autograph=False)
 
 
 class DistributedLoop:
@@ -444,14 +464,15 @@ class DistributedLoop:
 
     def __init__(
         self,
-        step_fn: Callable,
+        step_fn: Callable | None,
         global_step: tf.Variable,
         one_per_call: bool,
         one: Callable | None = None,
         specs: Any = None,
     ) -> None:
-        """`one(iterator)` runs one step (default: `step_fn` on `next(iterator)`, traced);
-        `specs` are its outputs' (default: known once traced)."""
+        """`one(iterator)` runs one step (default: `step_fn` on `next(iterator)`, traced
+        by `get_concrete_function`); `specs` are its outputs' (default: known once traced).
+        A loop of hook fetches is given `one` (pruned from that trace) and no `step_fn`."""
         self._global_step = global_step
         self._one_per_call = one_per_call  # multi-worker: several per call hung collectives
         self._one_concrete: Any = None
@@ -459,7 +480,11 @@ class DistributedLoop:
         self._specs: Any = specs
         self._last: Any = None
         self._fetching = FetchCache()
-        self._one = one or tf.function(lambda iterator: step_fn(next(iterator)), autograph=False)
+        self._function: Any = None  # the tf.function of one step that the loop traces
+        if one is None:
+            assert step_fn is not None  # without `one`, the loop is the step's
+            one = self._function = one_step_function(step_fn)
+        self._one = one
         self._many = tf.function(self._run_many, autograph=False)
 
     def _run_many(self, iterator: Any, num_steps: tf.Tensor) -> Any:
@@ -488,7 +513,7 @@ class DistributedLoop:
         return watch.report(carried, outputs) if watching else outputs
 
     def get_concrete_function(self, iterator_spec: Any, steps_spec: Any) -> Any:
-        concrete = self._one_concrete = self._one.get_concrete_function(iterator_spec)
+        concrete = self._one_concrete = self._function.get_concrete_function(iterator_spec)
         self._step = TracedStep.of(concrete)
         self._specs = self._step.specs
         self._many.get_concrete_function(iterator_spec, steps_spec)
@@ -523,9 +548,11 @@ class DistributedLoop:
 
     def with_fetches(self, extra: dict[str, tf.Tensor]) -> DistributedLoop:
         """One step per call, also returning `extra` (replica tensors of the one-step trace)."""
+        step = self._step
+        assert step is not None  # traced by get_concrete_function before any call
 
         def make() -> DistributedLoop:
-            run = self._step.with_fetches(extra)
+            run = step.with_fetches(extra)
             return DistributedLoop(
                 None,
                 self._global_step,
@@ -549,9 +576,12 @@ class DistributedEvalLoop:
 
     def __init__(self, step_fn: Callable | None, updates: Callable[[], list] | None = None,
                  run: Callable | None = None, step: TracedStep | None = None) -> None:  # fmt: skip
+        """Traces `step_fn` on `next(iterator)` (`get_concrete_function`), its metric
+        updates given by `updates()`; a loop of hook fetches is given `run` and its `step`."""
         self._raw: dict = {}
 
         def trace(iterator: Any) -> Any:
+            assert step_fn is not None  # only a loop of hook fetches has none: never traced
             # The step's own outputs: the function's returned copies wait for every
             # stateful op of the trace (a train_op among them).
             self._raw["outputs"] = step_fn(next(iterator))
@@ -566,6 +596,7 @@ class DistributedEvalLoop:
         concrete = self._trace.get_concrete_function(iterator_spec)
         num_args = len(concrete.inputs) - len(concrete.captured_inputs)
         outputs = self._raw["outputs"]
+        assert self._updates is not None  # given with step_fn
         self._step = TracedStep(None, concrete.graph, outputs, self._updates(), num_args)
         run = self._step.with_fetches({})
         self._run = lambda iterator: run(iterator)[0]
@@ -574,6 +605,7 @@ class DistributedEvalLoop:
     def __call__(
         self, iterator: Any, num_steps: tf.Tensor, endless: bool = False, whole_call: bool = False
     ) -> tuple[tf.Tensor, Any]:
+        assert self._run is not None and self._step is not None  # traced (or given) first
         ran, outputs = 0, None
         while ran < int(num_steps):
             try:
@@ -591,11 +623,13 @@ class DistributedEvalLoop:
 
     def with_fetches(self, extra: dict[str, tf.Tensor]) -> DistributedEvalLoop:
         """The loop whose step also returns `extra` (tensors of the one-step trace)."""
+        step = self._step
+        assert step is not None  # traced by get_concrete_function before any call
 
         def make() -> DistributedEvalLoop:
-            run = self._step.with_fetches(extra)
+            run = step.with_fetches(extra)
             return DistributedEvalLoop(
-                None, run=lambda iterator: _with_hook_values(*run(iterator)), step=self._step
+                None, run=lambda iterator: _with_hook_values(*run(iterator)), step=step
             )
 
         return self._fetching.get(extra, make)
@@ -669,6 +703,7 @@ class PredictStep:
 
     def chunk(self, iterator: Any, num_batches: int) -> list:
         """Up to `num_batches` batches' predictions (numpy), fewer where the input ends."""
+        assert self._chunk is not None  # called only when `chunkable`
         _, sizes, values = self._chunk(iterator, tf.constant(num_batches, tf.int64))
         sizes = sizes.numpy()
         parts = [np.split(v.numpy(), np.cumsum(sizes[:, j])[:-1]) for j, v in enumerate(values)]

@@ -73,7 +73,8 @@ def split_batch(data: Any) -> tuple[Any, Any]:
         return data[0], None
     if not isinstance(data, tuple | list):
         return data, None
-    return data
+    features, labels = data
+    return features, labels
 
 
 @dataclasses.dataclass(frozen=True)
@@ -325,6 +326,7 @@ class EstimatorModel(keras.Model):
         loop one step at a time, with hook fetches (`with_fetches`)."""
         step_fn, traced = step.fn, step.traced
         if mode == ModeKeys.PREDICT:
+            assert traced is not None  # make_step traces every PREDICT step itself
             return PredictStep(traced)
         if isinstance(strategy, tf.distribute.experimental.ParameterServerStrategy):
             return CoordinatedLoop(step_fn, self._ke_global_step, strategy)
@@ -335,6 +337,7 @@ class EstimatorModel(keras.Model):
             return DistributedLoop(step_fn, self._ke_global_step, one_per_call=False)
         # A step whose kernels keep state (random streams, say) always runs in the loop: one
         # instance of the step, as in TF1's graph. Others may run their first steps alone.
+        assert traced is not None  # make_step traces every step outside a strategy itself
         keeps_state = has_kernel_state(traced.graph)
         if keeps_state:
             before_tracing = 0
@@ -352,17 +355,17 @@ class EstimatorModel(keras.Model):
                 if bool(v.trainable) == trainable]  # fmt: skip
 
     @property
-    def trainable_weights(self) -> list[tf.Variable]:  # type: ignore[override]
+    def trainable_weights(self) -> list[tf.Variable]:
         """The model_fn's trainable variables (TF1-named), sorted by name."""
         return self._variables(True)
 
     @property
-    def non_trainable_weights(self) -> list[tf.Variable]:  # type: ignore[override]
+    def non_trainable_weights(self) -> list[tf.Variable]:
         """The model_fn's other global variables (optimizer slots, the global step, ...)."""
         return self._variables(False)
 
     @property
-    def weights(self) -> list[tf.Variable]:  # type: ignore[override]
+    def weights(self) -> list[tf.Variable]:
         return self.trainable_weights + self.non_trainable_weights
 
     def _named_weights(self) -> list[tuple[str, tf.Variable]]:

@@ -84,6 +84,7 @@ def keras_optimizer_train_op(parts: TrainStepParts) -> TrainStepParts:
     if not isinstance(optimizer, keras.optimizers.Optimizer):
         return parts
     loss = parts.spec.loss
+    assert loss is not None  # a TRAIN EstimatorSpec has one (spec_for_mode checks it)
     variables = parts.graph.get_collection(tf.compat.v1.GraphKeys.TRAINABLE_VARIABLES)
     grads = tf.gradients(loss, variables)
     pairs = [(g, v) for g, v in zip(grads, variables) if g is not None]

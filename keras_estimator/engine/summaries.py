@@ -38,6 +38,7 @@ def summaries_every(
         with tf.summary.record_if(False), v1_summaries_to_collections():
             yield step_needs
         return
+    assert step_before is not None and call_start is not None  # given with `every`
     previous = tf.summary.experimental.get_step()
     tf.summary.experimental.set_step(step_before + 1)
     recording = tf.equal((step_before - call_start) % every, 0)

@@ -126,7 +126,7 @@ class VariableStore:
         with graph.name_scope(None) if absolute else contextlib.nullcontext():
             key = graph.unique_name(name, mark_as_used=True)
         collections = kwargs.get("collections")
-        is_local = bool(collections) and _LOCAL in collections
+        is_local = _LOCAL in (collections or ())
         if is_local:
             key = _shared_across_replicas(key)
         with self.lock:
