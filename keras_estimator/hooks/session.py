@@ -12,6 +12,7 @@ from typing import Any
 import tensorflow as tf
 
 from keras_estimator.engine.variable_store import VariableStore
+from keras_estimator.seam import internals
 
 
 def fetch_id(fetch: Any) -> Any:
@@ -47,6 +48,9 @@ class HookSession:
         self.last_values: dict[Any, Any] = {}  # fetch_id -> its value at the last step
         self.global_step_tensors: set[int] = set()
         self.calls = 0  # how many times hooks ran the session (the runner watches it)
+        # Tensors run outside the step, by id: (the tensor, kept so its id stays its own,
+        # and the function recomputing it from the variables).
+        self._recomputing: dict[int, tuple[tf.Tensor, Any]] = {}
 
     @property
     def graph(self) -> tf.Graph:
@@ -87,9 +91,27 @@ class HookSession:
                 return variable.numpy()
         if isinstance(fetch, tf.Operation):
             return None
+        detail = ""
+        if isinstance(fetch, tf.Tensor) and hasattr(fetch.graph, "captures"):
+            # A tensor of the traced step computed from variables alone (a metric's value
+            # in an evaluation hook's end()): what TF1's session.run gave, from now's values.
+            try:
+                return self._recomputed(fetch)().numpy()
+            except ValueError as exc:
+                detail = f" ({exc})"
         raise ValueError(
             f"Hook session cannot run {fetch!r}: outside the training step only variables, "
-            "the global step and tensors the hook fetched through before_run() can be read. "
-            "Fix: request the tensor in before_run() (SessionRunArgs) and read it in "
-            f"after_run(). Received: fetch={getattr(fetch, 'name', fetch)!r}"
+            "the global step, tensors computed from variables alone and tensors the hook "
+            "fetched through before_run() can be read. Fix: request the tensor in "
+            "before_run() (SessionRunArgs) and read it in after_run(). "
+            f"Received: fetch={getattr(fetch, 'name', fetch)!r}{detail}"
         )
+
+    def _recomputed(self, fetch: tf.Tensor) -> Any:
+        kept = self._recomputing.get(id(fetch))
+        if kept is None:
+            kept = self._recomputing[id(fetch)] = (
+                fetch,
+                internals.recomputed_from_variables(fetch),
+            )
+        return kept[1]

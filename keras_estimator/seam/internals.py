@@ -536,6 +536,40 @@ def graph_pruner(graph: tf.Graph) -> Any:
 _PRUNED_NAMES = itertools.count()
 
 
+def recomputed_from_variables(tensor: tf.Tensor) -> Callable[[], Any]:
+    """A function computing `tensor` of a traced graph anew from the variables it reads, now
+    (TF1's `session.run(tensor)` outside a step: a metric's value in a hook's `end()`).
+
+    Only `tensor`'s data inputs are followed, op by op, into a new function: the trace's
+    control edges order it within the step, which does not run here. Raises ValueError
+    when it needs the step's input (a placeholder of the trace) or calls a function.
+    """
+    graph = tensor.graph
+    outer = {id(internal): external for external, internal in getattr(graph, "captures", ())}
+
+    def copy(value: tf.Tensor, copies: dict) -> tf.Tensor:
+        if id(value) in outer:
+            return outer[id(value)]  # a variable's handle (or a constant) the step captured
+        op = value.op
+        if op.type == "Placeholder" or functions_called_by(op) != []:
+            raise ValueError(
+                f"{tensor.name} cannot be computed outside the step: it needs {op.name} "
+                f"({op.type}), the step's input or a function of the step"
+            )
+        if id(op) not in copies:
+            inputs = [copy(t, copies) for t in op.inputs]
+            attrs = {k: op.node_def.attr[k] for k in op.node_def.attr}
+            copies[id(op)] = tf.compat.v1.get_default_graph().create_op(
+                op.type, inputs, [t.dtype for t in op.outputs], name=op.name.split("/")[-1],
+                attrs=attrs,
+            )  # fmt: skip
+        return copies[id(op)].outputs[value.value_index]
+
+    compute = tf.function(lambda: copy(tensor, {}), autograph=False)
+    compute.get_concrete_function()  # raises here, not at the first call, when it cannot
+    return compute
+
+
 def prune_graph(
     graph: Any, num_args: int | None, fetches: Any, with_arguments: bool = True
 ) -> Callable[..., Any]:

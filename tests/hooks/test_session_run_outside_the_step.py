@@ -1,0 +1,67 @@
+"""A hook's `session.run(tensor)` outside the step (in `end()`): a tensor computed from
+variables alone is computed from their values now, as TF1's session gave it (AdaNet's
+evaluation hooks write metric values so); one that needs the step's input is refused."""
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+import keras_estimator as estimator
+
+v1 = tf.compat.v1
+
+
+class _EndReader(v1.train.SessionRunHook):
+    def __init__(self, value, needs_input):
+        self.value, self.needs_input, self.read, self.refused = value, needs_input, None, None
+
+    def end(self, session):
+        self.read = session.run(self.value)
+        with pytest.raises(ValueError, match="cannot be computed outside the step") as refused:
+            session.run(self.needs_input)
+        self.refused = str(refused.value)
+
+
+def test_a_hook_reads_a_metric_value_in_end_and_not_a_tensor_of_the_input(tmp_path):
+    hooks = []
+
+    def model_fn(features, labels, mode):
+        w = v1.get_variable("w", [2, 1])
+        predictions = tf.matmul(features["x"], w)[:, 0]
+        loss = tf.reduce_mean(tf.square(predictions - labels))
+        mean = v1.metrics.mean(predictions)
+        hooks.append(_EndReader(mean[0], predictions))
+        train_op = v1.train.GradientDescentOptimizer(0.1).minimize(loss, v1.train.get_global_step())
+        return estimator.EstimatorSpec(mode, loss=loss, train_op=train_op,
+                                       eval_metric_ops={"mean": mean},
+                                       evaluation_hooks=[hooks[-1]])  # fmt: skip
+
+    x = np.arange(16, dtype="float32").reshape(8, 2)
+    est = estimator.Estimator(model_fn, model_dir=str(tmp_path))
+
+    def input_fn():
+        return tf.data.Dataset.from_tensor_slices(({"x": x}, x[:, 0])).batch(4)
+
+    est.train(input_fn, steps=1)
+    metrics = est.evaluate(input_fn)
+    assert hooks[-1].read == pytest.approx(metrics["mean"])
+    assert "MatMul" in hooks[-1].refused or "input" in hooks[-1].refused
+
+
+def test_a_traced_tensor_is_recomputed_from_the_variables_values_now():
+    from keras_estimator.seam.internals import recomputed_from_variables
+
+    total, count = tf.Variable(6.0), tf.Variable(3.0)
+
+    @tf.function(autograph=False)
+    def step(x):
+        with tf.control_dependencies([total.assign_add(x), count.assign_add(1.0)]):
+            return tf.math.divide_no_nan(total.read_value(), count.read_value()), x * 2.0
+
+    mean, doubled = step.get_concrete_function(tf.TensorSpec([], tf.float32)).outputs
+    compute = recomputed_from_variables(mean)
+    assert float(compute()) == 2.0
+    total.assign(10.0)
+    assert float(compute()) == pytest.approx(10.0 / 3.0)  # the values now, no step run
+    with pytest.raises(ValueError, match="the step's input"):
+        recomputed_from_variables(doubled)
