@@ -174,6 +174,13 @@ class HookRunner:
         """True once `attach` ran in `graph` (another replica of the same trace)."""
         return self._graph is graph
 
+    @property
+    def _attached_graph(self) -> tf.Graph:
+        """The traced step's graph the hooks began in (given by attach, join or adopt)."""
+        graph = self._graph
+        assert graph is not None  # the runner is attached before any use of its graph
+        return graph
+
     def _key_of(self, fetch: Any) -> str | None:
         return self._keys.get(fetch_id(fetch))
 
@@ -182,17 +189,16 @@ class HookRunner:
         new = [f for f in tf.nest.flatten(fetches) if f is not None and self._key_of(f) is None]
         if not new:
             return
+        graph = self._attached_graph
         with (
-            self._graph.as_default(),
+            graph.as_default(),
             tf.control_dependencies(self.step_ops),
-            variables_resolvable_by_name(self._graph),
+            variables_resolvable_by_name(graph),
         ):
             for fetch in new:
                 if self._key_of(fetch) is not None:
                     continue
-                variable = (
-                    fetch if isinstance(fetch, tf.Variable) else variable_named(self._graph, fetch)
-                )
+                variable = fetch if isinstance(fetch, tf.Variable) else variable_named(graph, fetch)
                 if variable is not None:
                     key = f"hook_variable_{len(self._variable_fetches)}"
                     self._variable_fetches[key] = variable
@@ -202,15 +208,16 @@ class HookRunner:
                 self._keys[fetch_id(fetch)] = key
 
     def _fetchable(self, fetch: Any) -> tf.Tensor:
+        graph = self._attached_graph
         if (
             self._source is not None
             and isinstance(fetch, (tf.Tensor, tf.Operation))
             and getattr(fetch, "graph", None) is self._source
         ):
-            fetch = self._graph.as_graph_element(fetch.name)  # see adopt()
+            fetch = graph.as_graph_element(fetch.name)  # see adopt()
         kept = self._fetchables.get(fetch_id(fetch))
         if kept is None:
-            kept = self._fetchables[fetch_id(fetch)] = (fetch, _as_fetchable(fetch, self._graph))
+            kept = self._fetchables[fetch_id(fetch)] = (fetch, _as_fetchable(fetch, graph))
         return kept[1]
 
     def fetch_tensors(self) -> dict[str, tf.Tensor]:
@@ -222,10 +229,11 @@ class HookRunner:
         """For another call on `traced`'s trace: begin() these hooks in the traced graph,
         after its step's ops, as on a fresh trace."""
         self._share_trace_of(traced)
+        graph = self._attached_graph
         with (
-            self._graph.as_default(),
+            graph.as_default(),
             tf.control_dependencies(self.step_ops),
-            variables_resolvable_by_name(self._graph),
+            variables_resolvable_by_name(graph),
         ):
             for hook in self.hooks:
                 hook.begin()
@@ -313,7 +321,8 @@ class HookRunner:
     def _in_trace_graph(self) -> Iterator[None]:
         # As in tf.estimator's session, the model's graph is the default one here:
         # `tf.train.get_global_step()` and lookups by name work in before_run.
-        with self._graph.as_default(), variables_resolvable_by_name(self._graph):
+        graph = self._attached_graph
+        with graph.as_default(), variables_resolvable_by_name(graph):
             yield
 
     def _before_run(self) -> None:

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import tensorflow as tf
 
+from keras_estimator.engine.loops import Loop, PredictStep
 from keras_estimator.engine.output_keys import HOOKS_KEY
 from keras_estimator.engine.summaries import write_scalars
 from keras_estimator.hooks.step_watcher import StepWatcher, hook_values, scalar_logs
@@ -70,7 +71,8 @@ class EvalCall:
             ModeKeys.EVAL, dataset, checkpoint, tuple(hooks), keep_variables=in_memory,
             follow_latest=follow_latest,
         )  # fmt: skip
-        model = runtime.model_for(ModeKeys.EVAL)  # its own under its own eval_distribute
+        assert not isinstance(loop, PredictStep)  # EVAL's loop
+        model = runtime.prepared_model(ModeKeys.EVAL)  # its own under its own eval_distribute
         model.store.reset_locals()
         limit = steps if steps is not None else _UNTIL_EXHAUSTED
         watcher = StepWatcher(runner, callbacks, model, "test", steps)
@@ -98,7 +100,7 @@ class EvalCall:
         return results
 
     @staticmethod
-    def _run(loop: Any, inputs: CallInput, limit: int, watcher: StepWatcher) -> tuple[int, dict]:
+    def _run(loop: Loop, inputs: CallInput, limit: int, watcher: StepWatcher) -> tuple[int, dict]:
         """Runs up to `limit` batches: in one compiled loop, or watched one by one."""
         if not watcher.active:
             ran, logs = loop(inputs.iterator, tf.constant(limit, tf.int64))

@@ -223,7 +223,7 @@ def _as_pair_dataset(result: Any, mode: str, repeat_tensors: bool = False) -> tf
 
 
 def _check_batch_sizes(features: Any, labels: Any) -> None:
-    sizes = {}
+    sizes: dict[str, set[int]] = {}
     for kind, part in (("features", features), ("labels", labels)):
         for leaf in tf.nest.flatten(part):
             shape = getattr(leaf, "shape", None)

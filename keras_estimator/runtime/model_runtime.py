@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import tensorflow as tf
@@ -29,7 +29,7 @@ from keras_estimator.compat.v1_layers_install import install_v1_layers
 from keras_estimator.distribute import parameter_servers
 from keras_estimator.distribute.strategies import eval_strategy_of, iterator_spec, strategy_of
 from keras_estimator.engine.global_step import GlobalStepVariable
-from keras_estimator.engine.loops import ChunkedLoop
+from keras_estimator.engine.loops import ChunkedLoop, Loop, PredictStep
 from keras_estimator.engine.model import EstimatorModel, TraceSettings
 from keras_estimator.engine.step_passes import skipped_passes
 from keras_estimator.engine.variable_store import VariableStore
@@ -88,13 +88,15 @@ class ModelRuntime:
         """Runs `modes` under `strategy` from now on (TPUEstimator's TPUStrategy)."""
         self._strategy, self._distributed_modes = strategy, modes
 
-    def _decide_strategy(self) -> None:
+    def _decide_strategy(self) -> frozenset:
+        """Decides the strategy (once); the modes that run under it."""
         # The ParameterServerStrategy keras_estimator makes for a ps cluster connects to
         # its tasks: made on first use, so an Estimator only constructed (for a hook, an
         # export) does not.
         if self._distributed_modes is None:
             self._strategy, self._distributed_modes = strategy_of(self.config)
             self._eval_strategy = eval_strategy_of(self.config, self._strategy)
+        return self._distributed_modes
 
     @property
     def strategy(self) -> tf.distribute.Strategy | None:
@@ -103,8 +105,7 @@ class ModelRuntime:
 
     @property
     def distributed_modes(self) -> frozenset:
-        self._decide_strategy()
-        return self._distributed_modes
+        return self._decide_strategy()
 
     def strategy_for(self, mode: str) -> tf.distribute.Strategy | None:
         """The strategy a mode runs under: train/eval_distribute; predict never had one."""
@@ -128,6 +129,18 @@ class ModelRuntime:
     def model(self) -> EstimatorModel | None:
         """The model train() trains; None until a call (or `keras_model`) builds it."""
         return self._trained.model
+
+    def prepared_model(self, mode: str | None = None) -> EstimatorModel:
+        """The model `mode`'s calls run (default: the trained model), which `prepare`
+        built: a RuntimeError before that."""
+        model = self.model if mode is None else self.model_for(mode)
+        if model is None:
+            raise RuntimeError(
+                f"No model has been built for mode {mode or ModeKeys.TRAIN!r} yet: a call "
+                "builds it in ModelRuntime.prepare. Expected prepare() before its model is "
+                "used. Fix: prepare the mode first."
+            )
+        return model
 
     def ensure_model(self) -> EstimatorModel:
         """The trained model, built (without variables yet) if no call has built it."""
@@ -180,7 +193,7 @@ class ModelRuntime:
         writer: tf.summary.SummaryWriter | None = None,
         keep_variables: bool = False,
         follow_latest: bool = False,
-    ) -> tuple[Callable, HookRunner]:
+    ) -> tuple[Loop | PredictStep, HookRunner]:
         """Builds (once) the model and the compiled loop for `mode`; restores `checkpoint`.
 
         With `follow_latest` (the checkpoint was model_dir's latest, not one the caller
@@ -215,7 +228,7 @@ class ModelRuntime:
         writer: tf.summary.SummaryWriter | None,
         keep_variables: bool,
         follow_latest: bool,
-    ) -> tuple[Callable, HookRunner]:
+    ) -> tuple[Loop | PredictStep, HookRunner]:
         fresh = slot.model is None or (checkpoint is None and not keep_variables)
         if fresh and not (slot.model is not None and slot.model.store.is_empty()):
             # Without a checkpoint tf.estimator started from fresh initial values. A model
@@ -328,10 +341,10 @@ class ModelRuntime:
             # loops trace the step themselves; PREDICT's step runs alone), may be the same
             # computation as `earlier`'s: then its hooks run on that loop.
             adoptable = (caller.made_per_call and not caller.made_scaffold
-                         and step.traced is not None and mode != ModeKeys.PREDICT)  # fmt: skip
+                         and mode != ModeKeys.PREDICT)  # fmt: skip
             identity = None
-            if adoptable:
-                traced = step.traced
+            traced = step.traced
+            if adoptable and traced is not None:
                 # The ops it runs are a set (a trace's control outputs come in no set order).
                 ops = sorted(op.name for op in traced.ops)
                 identity = StepIdentity(traced.graph, store.variables, (traced.outputs, ops))
@@ -339,10 +352,11 @@ class ModelRuntime:
                     self._step_graphs[mode] = earlier.graph
                     return earlier.adopt(runner, source=traced.graph)
             loop = model.make_loop(step, mode, strategy)
-            if mode != ModeKeys.PREDICT and not isinstance(loop, ChunkedLoop):
-                # Traced here, in the scopes above: these loops trace the step. The
-                # chunked loop calls the step traced above, and is traced when a call
-                # first needs it (a first train() may only run a hook's fetch step).
+            if not isinstance(loop, ChunkedLoop | PredictStep):
+                # Traced here, in the scopes above: these loops trace the step (PREDICT's
+                # step was traced above: it runs alone). The chunked loop calls the step
+                # traced above, and is traced when a call first needs it (a first train()
+                # may only run a hook's fetch step).
                 loop.get_concrete_function(iterator_spec(dataset), tf.TensorSpec([], tf.int64))
             runner.step_ops = loop.step_ops
             ops = loop.step_ops
@@ -372,7 +386,7 @@ class ModelRuntime:
             return
         model_dir = self.model_dir
         fresh = model_dir not in self._writers
-        self._started_at: int | None = None
+        self._started_at = None
         gfile = tf.io.gfile  # model_dir may be gs://, hdfs://, ram://
         existed = set(gfile.listdir(model_dir)) if gfile.isdir(model_dir) else None
         writer = self.summary_writer(model_dir)
@@ -427,7 +441,7 @@ class ModelRuntime:
         cached_for, fingerprint, graph = self._tf1_graph or (None, None, None)
         if graph is not None and cached_for is traced:  # identity: a retrace may reuse an id
             return graph
-        step = traced_step(traced, self.model.store.global_variables())
+        step = traced_step(traced, self.prepared_model().store.global_variables())
         new_fingerprint = step_fingerprint(step)
         if graph is None or new_fingerprint != fingerprint:
             # A model_fn traced anew for a call (its EstimatorSpec carries hooks) usually
@@ -438,8 +452,7 @@ class ModelRuntime:
 
     def global_step_value(self, mode: str | None = None) -> int:
         """The global step of the model `mode` runs (default: the trained model)."""
-        model = self.model if mode is None else self.model_for(mode)
-        return int(model.global_step.numpy())
+        return int(self.prepared_model(mode).global_step.numpy())
 
 
 def _tf1_step_graph(step: TracedStep) -> StepGraph:

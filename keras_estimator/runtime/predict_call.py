@@ -6,6 +6,7 @@ import contextlib
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from keras_estimator.engine.loops import PredictStep
 from keras_estimator.hooks.step_watcher import StepWatcher
 from keras_estimator.runtime.call_scope import in_call
 from keras_estimator.runtime.input_pipeline import CallInput
@@ -62,6 +63,7 @@ class PredictCall:
             predict_fn, runner = runtime.prepare(
                 ModeKeys.PREDICT, dataset, checkpoint, tuple(hooks), follow_latest=follow_latest
             )
+            assert isinstance(predict_fn, PredictStep)  # PREDICT's loop
             watcher = StepWatcher(runner, callbacks, runtime.model, "predict")
             watcher.begin()
             inputs = CallInput(dataset)

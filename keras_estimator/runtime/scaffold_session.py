@@ -75,7 +75,7 @@ class ScaffoldSession:
         resolved = [self._resolve(fetch) for fetch in flat]
         graph_fetches = [f for f in resolved if _in_graph(f)]
         values = dict(zip(map(id, graph_fetches), self._run_in_graph(graph_fetches)))
-        results = []
+        results: list[Any] = []
         for fetch, target in zip(flat, resolved):
             if target is None:
                 results.append(None)

@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import collections
 import contextlib
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import tensorflow as tf
 
 from keras_estimator.checkpoint.graph_files import canonical_graph_def, variable_handles
+from keras_estimator.engine.loops import Loop, PredictStep
 from keras_estimator.hooks.runner import HookRunner
 
 # Traces kept per model (least recently used dropped first): a mode each for TRAIN, EVAL and
@@ -82,7 +83,7 @@ class Trace:
 
     def __init__(
         self,
-        loop: Callable,
+        loop: Loop | PredictStep,
         used: set[str],
         runner: HookRunner,
         per_call: bool,

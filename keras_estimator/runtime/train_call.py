@@ -10,6 +10,7 @@ from typing import Any
 import tensorflow as tf
 
 from keras_estimator.checkpoint import checkpoint_files as ckpt_lib
+from keras_estimator.engine.loops import Loop, PredictStep
 from keras_estimator.hooks.step_watcher import StepWatcher
 from keras_estimator.runtime.history import TrainingHistory
 from keras_estimator.runtime.input_pipeline import CallInput
@@ -65,7 +66,8 @@ class TrainCall:
             loop, runner = runtime.prepare(
                 ModeKeys.TRAIN, dataset, checkpoint, tuple(hooks), writer
             )
-            model = runtime.model
+            assert not isinstance(loop, PredictStep)  # TRAIN's loop
+            model = runtime.prepared_model()
             saver = make_saver(
                 runtime.model_dir, model.store.global_variables(), config, runner, listeners,
                 runtime.call_model_fn.train_scaffold_saver,
@@ -87,7 +89,7 @@ class TrainCall:
 
     def _train(
         self,
-        loop: Callable,
+        loop: Loop,
         runner: Any,
         saver: Any,
         writer: Any,
@@ -98,7 +100,8 @@ class TrainCall:
     ) -> tuple[int, GracefulInterrupt]:
         """From the call's graph files and first save to its last `end()`; returns the last
         step and the call's GracefulInterrupt."""
-        runtime, config, model = self._runtime, self._config, self._runtime.model
+        runtime, config = self._runtime, self._config
+        model = runtime.prepared_model()
         if saver is not None:
             self._write_graph_files(saver, writer)
         model.train_call_start.assign(step)

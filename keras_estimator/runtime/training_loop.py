@@ -15,6 +15,7 @@ import tensorflow as tf
 from keras_estimator.checkpoint import checkpoint_files as ckpt_lib
 from keras_estimator.checkpoint.graph_files import StepGraph
 from keras_estimator.distribute import cluster_barrier, step_agreement
+from keras_estimator.engine.loops import Loop
 from keras_estimator.hooks.runner import HookRunner
 from keras_estimator.hooks.step_watcher import StepWatcher, hook_values
 from keras_estimator.runtime.input_pipeline import CallInput
@@ -200,7 +201,7 @@ def _batches_left(dataset: Any) -> int | None:
 
 
 def run_training(
-    loop: Callable,
+    loop: Loop,
     inputs: CallInput,
     config: Any,
     saver: ListenedSaver | None,
@@ -275,7 +276,7 @@ def _agreed_chunk(strategy: Any, watcher: StepWatcher, chunk: int, ending: bool,
     return agreed
 
 
-def _run_chunk(loop: Callable, inputs: CallInput, watcher: StepWatcher, chunk: int,
+def _run_chunk(loop: Loop, inputs: CallInput, watcher: StepWatcher, chunk: int,
                before: ChunkDone, target: int | None,
                started: int) -> tuple[int, ChunkDone, bool]:  # fmt: skip
     """Runs up to `chunk` steps: alone when a hook or callback watches the step, else as
@@ -306,7 +307,7 @@ def _run_chunk(loop: Callable, inputs: CallInput, watcher: StepWatcher, chunk: i
     return chunk, done, stop
 
 
-def _single_step(loop: Callable, inputs: CallInput, whole_call: bool) -> Callable:
+def _single_step(loop: Loop, inputs: CallInput, whole_call: bool) -> Callable:
     """`run(fetches)` for the step watcher: one step with the hooks' fetches."""
 
     def run_step(fetches: dict) -> tuple[bool, dict, dict]:
