@@ -142,7 +142,9 @@ def open_reader(path: str) -> Any:
             f"Received: checkpoint_path={path!r}"
         )
         if isinstance(exc, tf.errors.OpError):
-            raise _read_error(type(exc))(message, exc.error_code) from exc
+            # Typed `type`: mypy takes a `type[X]` for X's instances against Hashable.
+            error_class: type = type(exc)
+            raise _read_error(error_class)(message, exc.error_code) from exc
         raise ValueError(message) from exc
 
 
