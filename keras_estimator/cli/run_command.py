@@ -82,7 +82,7 @@ def tf1_evidence(path: str, max_files: int = 200, roots: list[str] | None = None
     from keras_estimator.migration.tf1_api import parse, tensorflow_uses
     from keras_estimator.migration.uncalled import program_uncalled_nodes
 
-    pending, seen = [os.path.abspath(path)], set()
+    pending, seen = [os.path.abspath(path)], set[str]()
     if roots:
         pending += package_inits(path, roots[0])
     roots = [os.path.abspath(root) for root in roots or [os.path.dirname(pending[0])]]
@@ -130,8 +130,8 @@ def run_command(argv: list[str]) -> int:
         tf1, reason = mode == "--tf1", f"{mode} given"
     else:
         roots = [os.getcwd()] if module else None  # `python -m` imports from the cwd
-        found = source and os.path.isfile(source)
-        evidence = tf1_evidence(source, roots=roots) if found else None
+        # source None: `-m` of a module with no file found
+        evidence = tf1_evidence(source, roots=roots) if source and os.path.isfile(source) else None
         tf1 = evidence is not None
         reason = evidence or "no TF1-only name used through `import tensorflow`"
 

@@ -22,7 +22,7 @@ from keras_estimator.utils.log import quiet_tf_deprecations
 _FC = internals.feature_column_internals
 
 
-class _LayerStateManager(_FC.StateManager):
+class _LayerStateManager(internals.feature_column_internals.StateManager):
     """Where the columns keep their state: variables as the layer's weights, tables on it."""
 
     def __init__(self, layer: keras.layers.Layer) -> None:

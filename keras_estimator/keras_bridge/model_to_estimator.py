@@ -61,7 +61,7 @@ def _kind(model: keras.Model) -> str:
     return "functional" if inputs else "subclassed"
 
 
-def _input_names(model: keras.Model, features: Any) -> list[str] | None:
+def _input_names(model: keras.Model, features: Any) -> list[str]:
     if _kind(model) == "subclassed" or not getattr(model, "inputs", None):
         count = len(features) if isinstance(features, dict) else 0
         return [f"input_{i}" for i in range(1, count + 1)]
