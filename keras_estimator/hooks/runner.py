@@ -377,5 +377,9 @@ class HookRunner:
         return bool(context is not None and context.stop_requested)
 
     def end(self) -> None:
-        for hook in self.hooks:
-            hook.end(self.session)
+        """end(session) of every hook, with the traced graph as the default one, as under
+        tf.estimator's session (a FileWriter made there, AdaNet's evaluation hooks'; a
+        lookup by name)."""
+        with self._in_trace_graph() if self._graph is not None else contextlib.nullcontext():
+            for hook in self.hooks:
+                hook.end(self.session)

@@ -70,7 +70,8 @@ class HookSession:
                 "without feed_dict, or compute the value in the model_fn. "
                 f"Received: feed_dict keys={[getattr(k, 'name', k) for k in feed_dict]}"
             )
-        return tf.nest.map_structure(self._value, fetches)
+        with tf.init_scope():  # values are read eagerly, also from a hook's end() (graph)
+            return tf.nest.map_structure(self._value, fetches)
 
     def _value(self, fetch: Any) -> Any:
         if fetch is None:

@@ -7,6 +7,7 @@ import pytest
 import tensorflow as tf
 
 import keras_estimator as estimator
+from keras_estimator.runtime.event_files import read_scalars
 
 v1 = tf.compat.v1
 
@@ -65,3 +66,30 @@ def test_a_traced_tensor_is_recomputed_from_the_variables_values_now():
     assert float(compute()) == pytest.approx(10.0 / 3.0)  # the values now, no step run
     with pytest.raises(ValueError, match="the step's input"):
         recomputed_from_variables(doubled)
+
+
+class _SummaryAtEnd(v1.train.SessionRunHook):
+    """Writes a summary with a TF1 FileWriter in end(), as AdaNet's evaluation hooks do."""
+
+    def __init__(self, directory):
+        self.directory = directory
+
+    def end(self, session):
+        step = session.run(v1.train.get_global_step())
+        writer = v1.summary.FileWriterCache.get(self.directory)
+        writer.add_summary(v1.Summary(value=[v1.Summary.Value(tag="t", simple_value=1.5)]), step)
+        writer.flush()
+
+
+def test_a_hooks_end_runs_with_the_traced_graph_as_the_default(tmp_path):
+    def model_fn(features, labels, mode):
+        w = v1.get_variable("w", [])
+        loss = tf.square(w - features["x"][0])
+        train_op = v1.train.GradientDescentOptimizer(0.1).minimize(loss, v1.train.get_global_step())
+        return estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+    est = estimator.Estimator(model_fn, model_dir=str(tmp_path / "model"))
+    x = np.ones(4, "float32")
+    hook = _SummaryAtEnd(str(tmp_path / "written"))
+    est.train(lambda: tf.data.Dataset.from_tensor_slices({"x": x}).batch(1), hooks=[hook])
+    assert read_scalars(str(tmp_path / "written")) == {4: {"t": 1.5}}
