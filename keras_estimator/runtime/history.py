@@ -55,8 +55,10 @@ class TrainingHistory:
         values = {
             k: float(v)
             for k, v in results.items()
-            if k != "global_step" and not isinstance(v, tuple | list | dict) and np.ndim(v) == 0
-        }  # vector or nested metrics (metrics.mean_tensor, ...) stay in evaluate()'s result
+            if k != "global_step"
+            and not isinstance(v, tuple | list | dict | bytes | str)
+            and np.ndim(v) == 0
+        }  # vector, nested or string metrics (mean_tensor, a Summary) stay in the result
         self._evaluations.setdefault(name, {})[int(step)] = values
 
     @property

@@ -8,6 +8,7 @@ import textwrap
 import nbformat
 import numpy as np
 import pytest
+import tensorflow as tf
 from helpers import make_estimator, run_python
 from nbclient import NotebookClient
 
@@ -238,3 +239,30 @@ def test_plot_history_overlays_are_labelled_by_run(tmp_path):
     ax = runs[0].history.plot(label="baseline")
     assert [line.get_label() for line in ax.get_lines()] == [
         "baseline: training loss", "baseline: eval loss"]  # fmt: skip
+
+
+def test_a_string_metric_is_returned_and_written_but_not_charted(tmp_path):
+    # AdaNet reports its architecture as a serialized text Summary in eval_metric_ops.
+    v1 = tf.compat.v1
+
+    def model_fn(features, labels, mode):
+        w = v1.get_variable("w", [])
+        loss = tf.reduce_mean(tf.square(w - features["x"]))
+        train_op = v1.train.GradientDescentOptimizer(0.1).minimize(loss, v1.train.get_global_step())
+        architecture = v1.summary.text("architecture", tf.constant("| dnn |"))
+        return estimator.EstimatorSpec(mode, loss=loss, train_op=train_op, eval_metric_ops={
+            "architecture/adanet": (architecture, tf.no_op())
+        })  # fmt: skip
+
+    est = estimator.Estimator(model_fn, model_dir=str(tmp_path))
+    x = np.ones(4, "float32")
+
+    def input_fn():
+        return tf.data.Dataset.from_tensor_slices({"x": x}).batch(2)
+
+    est.train(input_fn, steps=1)
+    results = est.evaluate(input_fn)
+    parsed = v1.Summary.FromString(results["architecture/adanet"])
+    assert parsed.value[0].tensor.string_val == [b"| dnn |"]
+    assert "architecture/adanet" not in est.history.evaluations[1]
+    assert "loss" in est.history.evaluations[1]
