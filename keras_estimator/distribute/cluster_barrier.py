@@ -74,7 +74,7 @@ def wait_for_every_task(
     Example:
         >>> wait_for_every_task(tf.distribute.get_strategy(), final_step)
     """
-    if not spans_several_tasks(strategy):
+    if strategy is None or not spans_several_tasks(strategy):
         return
     logger.info("Training ended at step %d; waiting for every task of the cluster (the "
                 "chief's final checkpoint).", step)  # fmt: skip
