@@ -159,7 +159,7 @@ class _Functions:
 
 
 def _input_fn_arguments(nodes: list[ast.AST]) -> list[ast.AST]:
-    found = []
+    found: list[ast.AST] = []
     for node in nodes:
         if not isinstance(node, ast.Call):
             continue

@@ -161,7 +161,9 @@ class FileReport:
     @property
     def verdict(self) -> str:
         """The own verdict, made worse by the scanned files it imports (transitively)."""
-        return max([self.own_verdict, *self.imported_verdicts().values()], key=_VERDICT_RANK.get)
+        return max(
+            [self.own_verdict, *self.imported_verdicts().values()], key=_VERDICT_RANK.__getitem__
+        )
 
     def imported_verdicts(self) -> dict[str, str]:
         """Path -> own verdict of the scanned files this one imports, transitively, that are
@@ -225,12 +227,14 @@ def canonical(dotted: str) -> str | None:
         if dotted == root or dotted.startswith(root + "."):
             parts = dotted[len(root) + 1 :].split(".") if dotted != root else []
             modules = _legacy_module_names()
-            path = []
+            module_path = []
             while parts and parts[0] in modules:  # the module path; then the object chain
-                path.append(parts.pop(0))
+                module_path.append(parts.pop(0))
             if not parts:
                 return "tensorflow_estimator"
-            section = ".export" if "export" in path else ".tpu" if "tpu" in path else ""
+            section = (
+                ".export" if "export" in module_path else ".tpu" if "tpu" in module_path else ""
+            )
             return f"tf.estimator{section}." + ".".join(parts)
     if dotted == "tensorflow_estimator" or dotted.startswith("tensorflow_estimator.python"):
         return "tensorflow_estimator"
@@ -479,9 +483,10 @@ def _scan_tree(tree: ast.AST, nodes: list[ast.AST], report: FileReport, bindings
         report.findings.append(_shape_value_finding(report, nodes, line, cell))
     found = data_access.uses(tree, nodes, bindings)  # the network, Cloud Storage, a TPU
     found += keras_saving.uses(nodes, bindings)  # weight files Keras 3 refuses
-    for use in found:
-        report.findings.append(Finding(report.path, use.line, use.api, use.status, use.note,
-                                       use.replacement, cell))  # fmt: skip
+    for found_use in found:
+        report.findings.append(Finding(report.path, found_use.line, found_use.api,
+                                       found_use.status, found_use.note, found_use.replacement,
+                                       cell))  # fmt: skip
     report.findings.sort(key=lambda f: (f.cell or 0, f.line))
 
 
@@ -609,6 +614,7 @@ def scan_file(path: str, max_size: int = sources.MAX_SOURCE_BYTES) -> FileReport
     try:
         limit = max_size * (sources.NOTEBOOK_SIZE_FACTOR if kind == "notebook" else 1)
         data = sources.read_bytes(path, limit)
+        parts: list[tuple[int | None, str]]
         if kind == "notebook":
             parts = [(c.number, c.text) for c in sources.notebook_cells(data, max_size)]
         else:

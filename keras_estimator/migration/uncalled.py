@@ -13,6 +13,8 @@ computed names (`globals()`, `getattr(module, name)`, `eval`, `fire.Fire()`).
 from __future__ import annotations
 
 import ast
+from collections.abc import Container, Iterable
+from collections.abc import Set as AbstractSet
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -90,7 +92,9 @@ def _method_calls(trees: list[ast.AST]) -> set[int]:
 
 
 def _referenced_names(
-    nodes: list[ast.AST], functions: dict[str, ast.AST], method_calls: set[int] = frozenset()
+    nodes: Iterable[ast.AST],
+    functions: Container[str],
+    method_calls: AbstractSet[int] = frozenset(),
 ) -> set[str]:
     """The function names `nodes` use: `f()`, `obj.f`, `f` passed along, or a string naming
     it (`getattr(module, "f")`, `__all__`); not the attributes in `method_calls`."""
@@ -135,11 +139,11 @@ def uncalled_functions(tree: ast.AST) -> dict[int, str]:
     return {id(n): name for name in dead for n in inner[name]}
 
 
-def _program_dead_functions(trees: dict[str, ast.AST]) -> dict[tuple[str, str], ast.AST]:
+def _program_dead_functions(trees: dict[str, ast.AST]) -> dict[tuple[str, str], _Function]:
     """`{(path, name): function node}` of the program's dead functions (see below)."""
     if any(_looks_up_names(list(ast.walk(tree))) for tree in trees.values()):
         return {}
-    functions: dict[tuple[str, str], ast.AST] = {}
+    functions: dict[tuple[str, str], _Function] = {}
     outside: list[ast.AST] = []
     for path, tree in trees.items():
         for top in getattr(tree, "body", []):
@@ -153,8 +157,7 @@ def _program_dead_functions(trees: dict[str, ast.AST]) -> dict[tuple[str, str], 
     dead: set[tuple[str, str]] = set()
     while True:  # a helper only dead functions name is dead too
         live = [n for key, nodes in inner.items() if key not in dead for n in nodes]
-        named = dict.fromkeys(names)
-        used = _referenced_names(outside + live, named, method_calls)  # type: ignore[arg-type]
+        used = _referenced_names(outside + live, names, method_calls)
         newly = {key for key in functions if key[1] not in used and key not in dead}
         if not newly:
             break
