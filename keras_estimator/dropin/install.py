@@ -104,7 +104,10 @@ def _tree_suffixes() -> frozenset[str]:
     return _suffixes
 
 
-def _alias_module(name: str, sources: list[types.ModuleType] | None) -> types.ModuleType:
+def _alias_module(
+    name: str, sources: list[types.ModuleType] | None, **attributes: Any
+) -> types.ModuleType:
+    """A stand-in package `name` with the public names of `sources`, and `attributes`."""
     module = types.ModuleType(name, f"keras_estimator's stand-in for `{name}`.")
     module.__path__ = []  # a package: its submodules are aliases too
     for source in sources or []:
@@ -113,6 +116,8 @@ def _alias_module(name: str, sources: list[types.ModuleType] | None) -> types.Mo
         ]
         for attr in public:
             setattr(module, attr, getattr(source, attr))
+    for attr, value in attributes.items():
+        setattr(module, attr, value)
     return module
 
 
@@ -122,15 +127,14 @@ def _legacy_modules() -> dict[str, types.ModuleType]:
     estimator = importlib.import_module("keras_estimator")
     estimator_v1 = importlib.import_module("keras_estimator.v1")
     modules: dict[str, types.ModuleType] = {}
-    top = _alias_module("tensorflow_estimator", None)
-    top.estimator = estimator  # `from tensorflow_estimator import estimator`
+    # `from tensorflow_estimator import estimator`
+    top = _alias_module("tensorflow_estimator", None, estimator=estimator)
     modules["tensorflow_estimator"] = top
     modules["tensorflow_estimator.python"] = _alias_module("tensorflow_estimator.python", None)
     # `from tensorflow_estimator.compat.v1 import estimator` (Google research code).
     modules["tensorflow_estimator.compat"] = _alias_module("tensorflow_estimator.compat", None)
     for version, namespace in (("v1", estimator_v1), ("v2", estimator)):
-        compat = _alias_module(f"tensorflow_estimator.compat.{version}", None)
-        compat.estimator = namespace
+        compat = _alias_module(f"tensorflow_estimator.compat.{version}", None, estimator=namespace)
         modules[compat.__name__] = compat
     tree = importlib.import_module(_TREE_PACKAGE)
     for root in ESTIMATOR_MODULE_ROOTS:  # made here, so uninstall() unlinks them from TF

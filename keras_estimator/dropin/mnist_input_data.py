@@ -170,15 +170,16 @@ def read_data_sets(
             "read_data_sets(fake_data=True) is not provided by keras_estimator. Fix: use real "
             "idx files (or numpy arrays of your own). Received: fake_data=True"
         )
-    paths = {name: _path(train_dir, name) for name in (TRAIN_IMAGES, TRAIN_LABELS,
+    found = {name: _path(train_dir, name) for name in (TRAIN_IMAGES, TRAIN_LABELS,
                                                        TEST_IMAGES, TEST_LABELS)}  # fmt: skip
-    missing = [name for name, path in paths.items() if path is None]
+    paths = {name: path for name, path in found.items() if path is not None}
+    missing = [name for name in found if name not in paths]
     if missing:
         raise FileNotFoundError(
             f"MNIST files {missing} are not in {os.path.abspath(train_dir)}: under "
             "keras_estimator, tensorflow.examples.tutorials.mnist.input_data reads the idx "
             f"files and downloads nothing. Fix: put the four files of {_SOURCE} "
-            f"({', '.join(paths)}) into {os.path.abspath(train_dir)}. "
+            f"({', '.join(found)}) into {os.path.abspath(train_dir)}. "
             f"Received: train_dir={train_dir!r}"
         )
     train_images = extract_images(paths[TRAIN_IMAGES])

@@ -124,6 +124,7 @@ class _ScriptTreeFinder(importlib.abc.MetaPathFinder):
         spec = importlib.machinery.PathFinder.find_spec(fullname, path)
         if (
             spec is None
+            or spec.origin is None
             or type(spec.loader) is not importlib.machinery.SourceFileLoader
             or not self._tree.contains(spec.origin)
         ):

@@ -29,7 +29,8 @@ def arg_scoped(func: Callable) -> Callable:
                 kwargs = {**defaults, **kwargs}
         return func(*args, **kwargs)
 
-    with_scope._key_op = key  # tf-slim's key for a function in arg_scope([...])
+    # tf-slim's key for a function in arg_scope([...]); mypy types no function attributes.
+    with_scope._key_op = key  # type: ignore[attr-defined]
     _SCOPED.append(with_scope)
     return with_scope
 

@@ -112,7 +112,7 @@ def parse_values(values: str, type_map: dict[str, type], ignore_unknown: bool = 
     return results
 
 
-def _cast(name: str, param_type: type, value: Any) -> Any:
+def _cast(name: str, param_type: type[Any], value: Any) -> Any:
     """`value` as `param_type`, refusing lossy or surprising casts as TF1 did."""
     fail = f"Could not cast hparam '{name}' of type '{param_type}' from value {value!r}"
     if type(value) is param_type:

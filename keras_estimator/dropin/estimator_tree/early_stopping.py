@@ -70,7 +70,7 @@ def _get_or_create_stop_var() -> Any:
         )
 
 
-class _CheckForStoppingHook(_V1.train.SessionRunHook):
+class _CheckForStoppingHook(tf.compat.v1.train.SessionRunHook):
     """Requests a stop once the graph's `signal_early_stopping` variable is true."""
 
     def begin(self) -> None:

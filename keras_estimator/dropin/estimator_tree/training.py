@@ -81,7 +81,7 @@ class _ContinuousEvalListener:
         return True
 
 
-class _StopAtSecsHook(_V1.train.SessionRunHook):
+class _StopAtSecsHook(tf.compat.v1.train.SessionRunHook):
     """Asks training to stop once `stop_after_secs` seconds passed since the first step."""
 
     def __init__(self, stop_after_secs: float) -> None:
@@ -99,7 +99,7 @@ class _StopAtSecsHook(_V1.train.SessionRunHook):
             run_context.request_stop()
 
 
-class _NewCheckpointListenerForEvaluate(_V1.train.CheckpointSaverListener):
+class _NewCheckpointListenerForEvaluate(tf.compat.v1.train.CheckpointSaverListener):
     """Evaluates after a checkpoint save, at most once per `eval_throttle_secs`.
 
     Args:

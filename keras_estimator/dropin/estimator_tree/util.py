@@ -19,7 +19,7 @@ MAX_DIRECTORY_CREATION_ATTEMPTS = (
 )
 
 
-class _DatasetInitializerHook(_V1.train.SessionRunHook):
+class _DatasetInitializerHook(tf.compat.v1.train.SessionRunHook):
     """Runs an initializable iterator's initializer when the session is made."""
 
     def __init__(self, iterator: Any) -> None:
@@ -37,7 +37,7 @@ class DistributedIteratorInitializerHook(_DatasetInitializerHook):
     """Initializes a distributed iterator (its `initializer`) at session creation."""
 
 
-class MultiHostDatasetInitializerHook(_V1.train.SessionRunHook):
+class MultiHostDatasetInitializerHook(tf.compat.v1.train.SessionRunHook):
     """Runs several dataset initializers at session creation (one per host).
 
     Args:

@@ -75,7 +75,7 @@ def convolution(
                 "Convolution is supported for inputs of rank 3, 4 or 5. Fix: reshape the "
                 f"inputs. Received: inputs.shape={inputs.shape}"
             )
-        channels_first = bool(data_format) and data_format.startswith("NC")
+        channels_first = data_format is not None and data_format.startswith("NC")
         data_format = _FORMATS[rank][1 if channels_first else 0]
         spatial = rank - 2
         in_channels = inputs.shape[1 if channels_first else -1]

@@ -15,14 +15,15 @@ import tensorflow as tf
 
 _V1 = tf.compat.v1
 
-OPTIMIZER_CLS_NAMES: dict[str, type] = {
+# Each makes the optimizer from `learning_rate=` (a class, or Momentum's function of it).
+OPTIMIZER_CLS_NAMES: dict[str, Callable[..., Any]] = {
     "Adagrad": _V1.train.AdagradOptimizer,
     "Adam": _V1.train.AdamOptimizer,
     "Ftrl": _V1.train.FtrlOptimizer,
     "Momentum": lambda learning_rate: _V1.train.MomentumOptimizer(learning_rate, momentum=0.9),
     "RMSProp": _V1.train.RMSPropOptimizer,
     "SGD": _V1.train.GradientDescentOptimizer,
-}  # type: ignore[dict-item]
+}
 
 OPTIMIZER_SUMMARIES = ["learning_rate", "loss", "gradients", "gradient_norm",
                        "global_gradient_norm"]  # fmt: skip

@@ -39,11 +39,10 @@ from keras_estimator.spec.mode_keys import ModeKeys
 from keras_estimator.utils.fn_args import fn_args
 
 _V1 = tf.compat.v1
-_AutoTrackable = tf.__internal__.tracking.AutoTrackable
 _RECEIVER_FN_NAME = "_input_receiver"
 
 
-class _SharedVariables(_AutoTrackable):
+class _SharedVariables(tf.__internal__.tracking.AutoTrackable):
     """Variables by name, shared by every function traced with it.
 
     A variable requested (by `tf.compat.v1.get_variable` or `tf.Variable`) under a name
@@ -52,7 +51,8 @@ class _SharedVariables(_AutoTrackable):
     """
 
     def __init__(self) -> None:
-        self.variables = {}  # tracked: a checkpoint of the owner saves them by name
+        # Tracked: a checkpoint of the owner saves them by name.
+        self.variables: dict[str, tf.Variable] = {}
 
     def _creator(self, next_creator: Callable, **kwargs: Any) -> Any:
         collections = kwargs.get("collections")
@@ -81,7 +81,7 @@ class _SharedVariables(_AutoTrackable):
         return wrapped
 
 
-class ModelFunction(_AutoTrackable):
+class ModelFunction(tf.__internal__.tracking.AutoTrackable):
     """A model_fn as one function per mode, with the variables they share.
 
     Args:
@@ -233,6 +233,7 @@ def _wrap_and_verify_model_fn(
     for name, value in (("mode", mode), ("params", params), ("config", config)):
         if name in args:
             kwargs[name] = value
+    wrapped_model_fn: Callable[..., Any]  # of the features, and of the labels if traced with
     if "labels" in args:
         if input_signature is None or len(input_signature) == 2:
 
@@ -390,7 +391,7 @@ class _EstimatorWrappedGraph:
         self._variable_holder = variable_holder or _SharedVariables()
         self._global_step_read_fn = self.wrap_function(self._global_step, signature=[])
         self._concrete_model_fn = None
-        self._estimator_spec = None
+        self._estimator_spec: EstimatorSpec | None = None
 
     def _global_step(self) -> Any:
         return _V1.train.get_or_create_global_step().read_value()

@@ -77,7 +77,7 @@ HP_IN_CKPT = {
 }
 
 # A v1 slot's name (the last part of its variable name) -> the v2 slot (None: dropped).
-OPT_VAR_NAME_V1_TO_V2 = {
+OPT_VAR_NAME_V1_TO_V2: dict[str, dict[str, str | None]] = {
     "Adam": {"Adam": "m", "Adam_1": "v"},
     "Ftrl": {"Ftrl": "accumulator", "Ftrl_1": "linear"},
     "RMSProp": {"RMSProp": "rms", "RMSProp_1": None},
@@ -309,9 +309,9 @@ def _convert_variables_in_ckpt(
             power = np.asarray(reader.get_tensor(var_name), np.float64)
             _add_new_variable(power ** (1.0 / (step + 1.0)), hp_ckpt[last], var_name, var_map,
                               var_names_map)  # fmt: skip
-        elif slots[last] is not None:
+        elif (slot_v2 := slots[last]) is not None:
             idx = _model_variable_end(var_name, last)
-            _add_opt_variable(opt_name_v2, var_name, idx, slots[last], reader, var_map,
+            _add_opt_variable(opt_name_v2, var_name, idx, slot_v2, reader, var_map,
                               var_names_map)  # fmt: skip
 
 
@@ -365,7 +365,7 @@ def _graph_constants(path: str) -> dict[str, float]:
     nodes = list(graph_def.node)
     for function in graph_def.library.function:
         nodes.extend(function.node_def)
-    constants = {}
+    constants: dict[str, float] = {}
     for node in nodes:
         if node.op != "Const" or "value" not in node.attr:
             continue

@@ -197,7 +197,8 @@ def _pad_if_needed(batch_key_item: list, fillvalue: Any = 0) -> np.ndarray:
     )
     for row, item in enumerate(batch_key_item):
         item = np.asarray(item)
-        padded[(row, *(slice(0, n) for n in item.shape))] = item
+        where: tuple[int | slice, ...] = (row, *(slice(0, n) for n in item.shape))
+        padded[where] = item
     return padded
 
 
