@@ -2,6 +2,7 @@
 equal, dropped: its hooks run on the earlier trace's compiled loop (`Trace.adopt`)."""
 
 import numpy as np
+import pytest
 import tensorflow as tf
 
 import keras_estimator as estimator
@@ -64,3 +65,18 @@ def test_a_model_fn_carrying_hooks_is_called_each_call_and_its_hooks_run_on_one_
     assert calls == ["train", "train"]  # 2.15 called the model_fn once per call
     assert second is first  # the second trace was the same step: adopted, not compiled
     assert est.get_variable_value("global_step") == 6
+
+
+def test_the_prepared_model_is_the_one_a_call_built_and_none_is_given_before(tmp_path):
+    x = np.ones((8, 2), "float32")
+    est = estimator.Estimator(_model_fn, model_dir=str(tmp_path))
+    with pytest.raises(RuntimeError, match="No model has been built for mode 'train'"):
+        est._runtime.prepared_model()
+
+    def input_fn():
+        return tf.data.Dataset.from_tensor_slices(({"x": x}, x[:, 0])).batch(4).repeat()
+
+    est.train(input_fn, steps=2)
+    assert est._runtime.prepared_model() is est._runtime.model
+    assert est._runtime.prepared_model(estimator.ModeKeys.EVAL) is est._runtime.model
+    assert est._runtime.global_step_value() == 2
