@@ -60,7 +60,14 @@ def _keras_metric_variables_local(store: VariableStore) -> contextlib.AbstractCo
     # A Keras metric's state is per evaluation, like a v1 metric's local variables: never
     # restored from (or required in) a checkpoint, even when the model_fn creates a metric
     # it does not return (a head's metric replaced through add_metrics, say).
-    return internals.keras_metric_variables_seen(lambda variable: store.mark_local([variable]))
+    def made(variable: tf.Variable) -> None:
+        store.mark_local([variable])
+        # tf.keras 2 made metric variables in no collection: a Saver built in the step (a
+        # hook's, AdaNet's) must not save or restore them.
+        kept = tf.compat.v1.get_default_graph().get_collection_ref(_KEYS.GLOBAL_VARIABLES)
+        kept[:] = [v for v in kept if v is not variable]
+
+    return internals.keras_metric_variables_seen(made)
 
 
 @contextlib.contextmanager

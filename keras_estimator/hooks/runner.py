@@ -19,7 +19,7 @@ import keras
 import tensorflow as tf
 
 from keras_estimator.engine.random_streams import same_draw
-from keras_estimator.hooks.session import HookSession, fetch_id
+from keras_estimator.hooks.session import HookSession, fetch_id, savers_run_on_the_model
 from keras_estimator.hooks.variable_names import variable_named, variables_resolvable_by_name
 from keras_estimator.seam import internals
 
@@ -322,7 +322,7 @@ class HookRunner:
         # As in tf.estimator's session, the model's graph is the default one here:
         # `tf.train.get_global_step()` and lookups by name work in before_run.
         graph = self._attached_graph
-        with graph.as_default(), variables_resolvable_by_name(graph):
+        with graph.as_default(), variables_resolvable_by_name(graph), savers_run_on_the_model():
             yield
 
     def _before_run(self) -> None:

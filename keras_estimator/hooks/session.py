@@ -7,12 +7,15 @@ session; tensors of the traced step are answered from the step's last fetched va
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import tensorflow as tf
 
 from keras_estimator.engine.variable_store import VariableStore
 from keras_estimator.seam import internals
+from keras_estimator.seam.patching import patched
 
 
 def fetch_id(fetch: Any) -> Any:
@@ -50,11 +53,15 @@ class HookSession:
         self.calls = 0  # how many times hooks ran the session (the runner watches it)
         # Tensors run outside the step, by id: (the tensor, kept so its id stays its own,
         # and the function recomputing it from the variables).
-        self._recomputing: dict[int, tuple[tf.Tensor, Any]] = {}
+        self._recomputing: dict[int, tuple[tf.Tensor | tf.Operation, Any]] = {}
 
     @property
     def graph(self) -> tf.Graph:
         return tf.compat.v1.get_default_graph()
+
+    def model_variables(self) -> list:
+        """The model's global variables (the global step included), by name."""
+        return [v for _, v in sorted(self._store.global_variables().items())]
 
     def run(
         self, fetches: Any, feed_dict: Any = None, options: Any = None, run_metadata: Any = None
@@ -81,6 +88,9 @@ class HookSession:
         if fetch_id(fetch) in self.last_values:
             return self.last_values[fetch_id(fetch)]
         if isinstance(fetch, tf.Variable):
+            assignment = internals.assignment_op(fetch)
+            if assignment is not None and hasattr(assignment.graph, "captures"):
+                self._value(assignment)  # `v.assign(x)` made in the trace: it runs first
             return fetch.numpy()
         name = fetch if isinstance(fetch, str) else getattr(fetch, "name", None)
         if isinstance(name, str):
@@ -90,16 +100,21 @@ class HookSession:
             variable = self._store.variables.get(base)
             if variable is not None:
                 return variable.numpy()
-        if isinstance(fetch, tf.Operation):
+        if isinstance(fetch, tf.Operation) and not hasattr(fetch.graph, "captures"):
             return None
         detail = ""
-        if isinstance(fetch, tf.Tensor) and hasattr(fetch.graph, "captures"):
-            # A tensor of the traced step computed from variables alone (a metric's value
-            # in an evaluation hook's end()): what TF1's session.run gave, from now's values.
+        if isinstance(fetch, tf.Tensor | tf.Operation) and hasattr(fetch.graph, "captures"):
+            # A tensor or op of the traced step computed from variables alone (a metric's
+            # value in an evaluation hook's end(), an assignment a hook runs): what TF1's
+            # session.run gave, from the values now.
             try:
-                return self._recomputed(fetch)().numpy()
+                value = self._recomputed(fetch)()
             except ValueError as exc:
+                if isinstance(fetch, tf.Operation):
+                    return None  # an op of the step's (its input's): it ran with the step
                 detail = f" ({exc})"
+            else:
+                return None if value is None else value.numpy()
         raise ValueError(
             f"Hook session cannot run {fetch!r}: outside the training step only variables, "
             "the global step, tensors computed from variables alone and tensors the hook "
@@ -108,7 +123,7 @@ class HookSession:
             f"Received: fetch={getattr(fetch, 'name', fetch)!r}{detail}"
         )
 
-    def _recomputed(self, fetch: tf.Tensor) -> Any:
+    def _recomputed(self, fetch: tf.Tensor | tf.Operation) -> Any:
         kept = self._recomputing.get(id(fetch))
         if kept is None:
             kept = self._recomputing[id(fetch)] = (
@@ -116,3 +131,47 @@ class HookSession:
                 internals.recomputed_from_variables(fetch),
             )
         return kept[1]
+
+
+@contextlib.contextmanager
+def _global_variables_are(variables: list) -> Iterator[None]:
+    """The eager default graph's GLOBAL_VARIABLES are `variables` inside (what a Saver made
+    without a var_list saves, as in the TF1 graph the session ran)."""
+    collection = tf.compat.v1.get_default_graph().get_collection_ref(
+        tf.compat.v1.GraphKeys.GLOBAL_VARIABLES
+    )
+    saved = list(collection)
+    collection[:] = variables
+    try:
+        yield
+    finally:
+        collection[:] = saved
+
+
+def _on_the_model(method: Callable) -> Callable:
+    def run(saver: Any, sess: Any, *args: Any, **kwargs: Any) -> Any:
+        if not isinstance(sess, HookSession):
+            return method(saver, sess, *args, **kwargs)
+        with (
+            internals.eager_mode(),
+            internals.saver_unsharded(saver),
+            _global_variables_are(sess.model_variables()),
+        ):
+            return method(saver, sess, *args, **kwargs)
+
+    return run
+
+
+@contextlib.contextmanager
+def savers_run_on_the_model() -> Iterator[None]:
+    """Inside, a `tf.compat.v1.train.Saver`'s `restore(session, path)` / `save(session, path,
+    ...)` given the hook session runs eagerly on the model's variables (a Saver made
+    without a var_list: all its global variables), as TF1's ran in the session: a hook
+    restoring or writing a checkpoint itself (AdaNet's checkpoint overwrite at a new
+    iteration). Savers built in the trace have no ops to run (seam savers_without_ops)."""
+    saver = tf.compat.v1.train.Saver
+    with (
+        patched(saver, "restore", _on_the_model(saver.restore)),
+        patched(saver, "save", _on_the_model(saver.save)),
+    ):
+        yield

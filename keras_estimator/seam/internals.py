@@ -536,24 +536,44 @@ def graph_pruner(graph: tf.Graph) -> Any:
 _PRUNED_NAMES = itertools.count()
 
 
-def recomputed_from_variables(tensor: tf.Tensor) -> Callable[[], Any]:
-    """A function computing `tensor` of a traced graph anew from the variables it reads, now
-    (TF1's `session.run(tensor)` outside a step: a metric's value in a hook's `end()`).
+@contextlib.contextmanager
+def saver_unsharded(saver: Any) -> Iterator[None]:
+    """A `tf.compat.v1.train.Saver(sharded=True)` saves unsharded inside: a sharded Saver
+    builds its ops per device, which eager mode refuses; on one host a V2 checkpoint's
+    files are the same either way."""
+    sharded, saver._sharded = saver._sharded, False
+    try:
+        yield
+    finally:
+        saver._sharded = sharded
 
-    Only `tensor`'s data inputs are followed, op by op, into a new function: the trace's
-    control edges order it within the step, which does not run here. Raises ValueError
-    when it needs the step's input (a placeholder of the trace) or calls a function.
+
+def assignment_op(variable: Any) -> tf.Operation | None:
+    """The op of `v.assign(x)` made in a graph (TF returns the variable, unread, with the
+    assignment as its `op`); None for a plain (eager) variable."""
+    try:
+        op = variable.op
+    except AttributeError:  # an eager variable: "Tensor.op is undefined"
+        return None
+    return op if isinstance(op, tf.Operation) and op.type.startswith("Assign") else None
+
+
+def recomputed_from_variables(fetch: tf.Tensor | tf.Operation) -> Callable[[], Any]:
+    """A function computing `fetch` (a tensor or an op) of a traced graph anew from the
+    variables it reads, now (TF1's `session.run(fetch)` outside a step: a metric's value or
+    an assignment in a hook). An op runs and gives None.
+
+    Only the data inputs are followed, op by op, into a new function: the trace's control
+    edges order it within the step, which does not run here. Raises ValueError when it
+    needs the step's input (a placeholder of the trace) or calls a function.
     """
-    graph = tensor.graph
+    graph = fetch.graph
     outer = {id(internal): external for external, internal in getattr(graph, "captures", ())}
 
-    def copy(value: tf.Tensor, copies: dict) -> tf.Tensor:
-        if id(value) in outer:
-            return outer[id(value)]  # a variable's handle (or a constant) the step captured
-        op = value.op
+    def copy_op(op: tf.Operation, copies: dict) -> tf.Operation:
         if op.type == "Placeholder" or functions_called_by(op) != []:
             raise ValueError(
-                f"{tensor.name} cannot be computed outside the step: it needs {op.name} "
+                f"{fetch.name} cannot be computed outside the step: it needs {op.name} "
                 f"({op.type}), the step's input or a function of the step"
             )
         if id(op) not in copies:
@@ -563,11 +583,22 @@ def recomputed_from_variables(tensor: tf.Tensor) -> Callable[[], Any]:
                 op.type, inputs, [t.dtype for t in op.outputs], name=op.name.split("/")[-1],
                 attrs=attrs,
             )  # fmt: skip
-        return copies[id(op)].outputs[value.value_index]
+        return copies[id(op)]
 
-    compute = tf.function(lambda: copy(tensor, {}), autograph=False)
-    compute.get_concrete_function()  # raises here, not at the first call, when it cannot
-    return compute
+    def copy(value: tf.Tensor, copies: dict) -> tf.Tensor:
+        if id(value) in outer:
+            return outer[id(value)]  # a variable's handle (or a constant) the step captured
+        return copy_op(value.op, copies).outputs[value.value_index]
+
+    def compute() -> Any:
+        if isinstance(fetch, tf.Operation):
+            copy_op(fetch, {})
+            return None
+        return copy(fetch, {})
+
+    function = tf.function(compute, autograph=False)
+    function.get_concrete_function()  # raises here, not at the first call, when it cannot
+    return function
 
 
 def prune_graph(

@@ -135,3 +135,26 @@ def test_summaries_every_records_the_first_step_of_a_call_and_every_n_after(
     # Stamped with the global step after the step (1-based), as SummarySaverHook did.
     assert events.get("v1_loss", []) == [(s, float(s - 1)) for s in recorded]
     assert events.get("v2_loss", []) == [(s, float(s)) for s in recorded]
+
+
+def test_a_keras_metric_made_in_the_step_is_local_and_in_no_graph_collection():
+    # tf.keras 2 made metric variables in no collection: a Saver built in the step (a hook's,
+    # AdaNet's) neither saves nor restores them, and checkpoints leave them out.
+    store = VariableStore()
+    global_step = GlobalStepVariable.under(None)
+    seen = {}
+
+    @tf.function(autograph=False)
+    def step():
+        with tf1_graph_scope(store, global_step):
+            w = tf.compat.v1.get_variable("w", [], initializer=tf.compat.v1.ones_initializer())
+            metric = keras.metrics.Mean(name="mean")
+            metric.update_state(w)
+            seen["globals"] = [v.name for v in tf.compat.v1.global_variables()]
+            seen["metric"] = [keras_variable.path for keras_variable in metric.variables]
+        return tf.constant(0)
+
+    step()
+    assert seen["metric"] and all("mean" not in name for name in seen["globals"])
+    assert "w:0" in seen["globals"]
+    assert set(store.global_variables()) == {"w"}  # the metric's are local

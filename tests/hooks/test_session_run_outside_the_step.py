@@ -93,3 +93,52 @@ def test_a_hooks_end_runs_with_the_traced_graph_as_the_default(tmp_path):
     hook = _SummaryAtEnd(str(tmp_path / "written"))
     est.train(lambda: tf.data.Dataset.from_tensor_slices({"x": x}).batch(1), hooks=[hook])
     assert read_scalars(str(tmp_path / "written")) == {4: {"t": 1.5}}
+
+
+class _Overwrite(v1.train.SessionRunHook):
+    """Before the first step: restores `w` from `source`, sets `counter` with an assign op
+    built in begin(), and writes every variable to `target` with a Saver of its own (what
+    AdaNet's checkpoint overwrite at a new iteration does)."""
+
+    def __init__(self, source, target):
+        self.source, self.target, self.done = source, target, False
+
+    def begin(self):
+        (w,) = [v for v in v1.global_variables() if v.name.startswith("w")]
+        (counter,) = [v for v in v1.global_variables() if v.name.startswith("counter")]
+        self.restore = v1.train.Saver(var_list={"w": w})
+        self.assign = counter.assign(7.0)
+        self.save = v1.train.Saver(sharded=True)
+
+    def before_run(self, run_context):
+        if not self.done:
+            self.restore.restore(run_context.session, self.source)
+            run_context.session.run(self.assign)
+            self.save.save(run_context.session, self.target, global_step=1)
+            self.done = True
+
+
+def test_a_hook_restores_assigns_and_saves_with_savers_of_its_own(tmp_path):
+    def model_fn(features, labels, mode):
+        w = v1.get_variable("w", [], initializer=v1.zeros_initializer())
+        counter = v1.get_variable("counter", [], initializer=v1.zeros_initializer())
+        loss = tf.square(w - features["x"][0]) + 0.0 * counter
+        train_op = v1.train.GradientDescentOptimizer(0.1).minimize(loss, v1.train.get_global_step())
+        return estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+    source = tmp_path / "source"
+    with tf.Graph().as_default():
+        w = v1.get_variable("w", [], initializer=v1.constant_initializer(5.0))
+        with v1.Session() as session:
+            session.run(w.initializer)
+            path = v1.train.Saver([w]).save(session, str(source / "model.ckpt"))
+    (tmp_path / "grown").mkdir()  # a Saver writes into an existing directory (TF1's too)
+    hook = _Overwrite(path, str(tmp_path / "grown" / "increment.ckpt"))
+    est = estimator.Estimator(model_fn, model_dir=str(tmp_path / "model"))
+    est.train(lambda: tf.data.Dataset.from_tensors({"x": np.ones(1, "float32")}), hooks=[hook])
+    written = tf.train.latest_checkpoint(str(tmp_path / "grown"))
+    assert written.endswith("increment.ckpt-1")
+    values = dict(tf.train.list_variables(written))
+    assert {"w", "counter", "global_step"} <= set(values)
+    assert tf.train.load_variable(written, "w") == 5.0  # restored before the step
+    assert tf.train.load_variable(written, "counter") == 7.0  # the hook's assign ran
