@@ -24,6 +24,9 @@
   ensembles), and runs `variables_initializer` over them in a TF1 graph of its own
   (`initializer`). In a graph, `updates` is one op running every write of the metric's
   variables the graph holds (what `update_state` added), eagerly none.
+- Keras auto-names counted per TF1 graph built outside a trace, as tf.keras 2 counted them
+  (a library rebuilding its model in a `tf.Graph()` of its own names its variables as the
+  first time: AdaNet's Keras-layer subnetworks).
 - `tf.compat.v1.keras.utils.DeterministicRandomTestTool` (tf.keras 2's tool for comparing
   TF1 and TF2 code's random numbers; TensorFlow's migration-debugging guide uses it): every
   random op built in its `scope()` gets a fixed seed, the same one ("constant") or one
@@ -48,6 +51,7 @@ import tensorflow as tf
 from keras_estimator.canned import optimizers as graph_optimizers
 from keras_estimator.engine.metrics import writes_to
 from keras_estimator.seam.internals import (
+    keras_auto_names_per_tf1_graph,
     keras_variable_backing,
     legacy_keras_package,
     tf_keras_module,
@@ -346,6 +350,7 @@ def tf_keras2_attributes() -> list[tuple[Any, str, Any]]:
             attributes.append((keras.Variable, name, _variable_ref))
     if not hasattr(keras.Variable, "initializer"):
         attributes.append((keras.Variable, "initializer", property(_variable_initializer)))
+    attributes.append(keras_auto_names_per_tf1_graph())
     if not hasattr(keras.utils, "DeterministicRandomTestTool"):
         attributes.append((keras.utils, "DeterministicRandomTestTool", DeterministicRandomTestTool))
     if not hasattr(keras.losses.Loss, "_get_reduction"):

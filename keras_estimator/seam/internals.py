@@ -724,6 +724,34 @@ def fresh_keras_auto_names() -> Iterator[None]:
         _keras_global_state.set_global_attribute("object_name_uids", previous)
 
 
+_KERAS_NAMES_KEY = "keras_estimator_keras_auto_name_uids"
+
+
+def keras_auto_names_per_tf1_graph() -> tuple[Any, str, Callable[[str], str]]:
+    """`(owner, attribute, replacement)` for `install()`: Keras auto-names (conv2d,
+    conv2d_1, ...) count per TF1 graph built outside a trace, as tf.keras 2's did: a
+    library that rebuilds its model in a `tf.Graph()` of its own (AdaNet's bookkeeping)
+    names its layers, and so its variables, as it did the first time (Keras 3 counts once
+    per process). Eagerly and in traces (see `fresh_keras_auto_names`) Keras counts."""
+    original = _keras_naming.uniquify
+
+    def uniquify(name: str) -> str:
+        graph = tf.compat.v1.get_default_graph()
+        if tf.executing_eagerly() or hasattr(graph, "captures"):
+            return original(name)
+        kept = graph.get_collection_ref(_KERAS_NAMES_KEY)
+        if not kept:
+            kept.append(collections.defaultdict(int))
+        previous = _keras_global_state.get_global_attribute("object_name_uids")
+        _keras_global_state.set_global_attribute("object_name_uids", kept[0])
+        try:
+            return original(name)
+        finally:
+            _keras_global_state.set_global_attribute("object_name_uids", previous)
+
+    return _keras_naming, "uniquify", uniquify
+
+
 def keras2_private_layer_names() -> contextlib.AbstractContextManager:
     """Within it, Keras names a layer of a class starting with `_` as tf.keras 2 did.
 

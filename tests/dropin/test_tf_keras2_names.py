@@ -195,3 +195,17 @@ def test_without_install_keras_metrics_have_no_tf_keras_2_updates():
     estimator.uninstall()
     assert not hasattr(keras.metrics.Mean(), "updates")
     assert not hasattr(keras.Variable(1.0), "experimental_ref")
+
+
+def test_keras_layers_in_each_tf1_graph_of_ones_own_are_named_from_scratch(installed):
+    # tf.keras 2 counted auto-names per graph: a library that rebuilds its model in a new
+    # tf.Graph (AdaNet's bookkeeping) finds its variables under the names of the first build.
+    def build():
+        with tf.Graph().as_default():
+            layer = keras.layers.Dense(2)
+            layer(tf.zeros([1, 3]))
+            return layer.name
+
+    assert build() == build() == "dense"
+    eager_first, eager_second = keras.layers.Dense(1), keras.layers.Dense(1)
+    assert eager_first.name != eager_second.name  # eagerly Keras 3 counts once per process
