@@ -24,6 +24,8 @@ After `install()`:
   (TensorFlow's frozen tf.keras 2 copy) resolve to Keras 3 (`dropin.tf_keras2`);
 - `tensorflow.python.distribute.estimator_training` (TF 2.15's coordinator entry points,
   which EasyRec imports) is `dropin.estimator_training`;
+- `tensorflow.python.training.tracking.*` (moved by TensorFlow 2.11; AdaNet imports its
+  graph_view) are the modules TensorFlow keeps them in now;
 - `tensorflow.examples.tutorials.mnist.input_data` reads MNIST's idx files from the
   given folder (`dropin.mnist_input_data`; no download);
 - `tf.compat.v1.layers` is keras_estimator's Keras 3 port of the TF1 layers (as for any
@@ -51,7 +53,11 @@ from typing import Any
 
 from keras_estimator.dropin.tf1_shapes import forget_all, wants_tf1_shapes
 from keras_estimator.dropin.tf1_switches import switch_attributes
-from keras_estimator.seam.legacy_paths import ESTIMATOR_MODULE_ROOTS, GUARDED_ROOTS
+from keras_estimator.seam.legacy_paths import (
+    ESTIMATOR_MODULE_ROOTS,
+    GUARDED_ROOTS,
+    MOVED_TRACKING_MODULES,
+)
 from keras_estimator.seam.patching import AttributePatch
 
 _lock = threading.Lock()
@@ -144,7 +150,26 @@ def _legacy_modules() -> dict[str, types.ModuleType]:
     modules.update(contrib.submodules())
     modules.update(_mnist_tutorial_modules())
     modules.update(_estimator_training_module())
+    modules.update(_moved_tracking_modules())
     return modules
+
+
+_TRACKING = "tensorflow.python.training.tracking"
+
+
+def _moved_tracking_modules() -> dict[str, types.ModuleType]:
+    """`tensorflow.python.training.tracking` and its modules (TensorFlow 2.11 moved them:
+    `MOVED_TRACKING_MODULES`), unless the installed TensorFlow still has them."""
+    try:
+        if importlib.util.find_spec(_TRACKING) is not None:
+            return {}
+    except (ImportError, ValueError):
+        pass
+    moved = {old: importlib.import_module(new) for old, new in MOVED_TRACKING_MODULES.items()}
+    package = _alias_module(
+        _TRACKING, None, **{old.rsplit(".", 1)[1]: module for old, module in moved.items()}
+    )
+    return {_TRACKING: package, **moved}
 
 
 _ESTIMATOR_TRAINING = "tensorflow.python.distribute.estimator_training"

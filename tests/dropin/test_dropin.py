@@ -239,3 +239,21 @@ def test_estimator_training_and_private_switches_as_easyrec_uses_them(tmp_path):
     result = run_python("-c", script)
     assert result.returncode == 0 and "OK" in result.stdout, result.stderr[-2000:]
     assert "disable_eager_execution() called" in result.stderr
+
+
+def test_the_tracking_modules_tensorflow_moved_import_from_where_they_are_now():
+    """AdaNet imports graph_view from TF <= 2.10's tensorflow.python.training.tracking."""
+    script = (
+        "import keras_estimator; keras_estimator.install()\n"
+        "from tensorflow.python.training.tracking import graph_view, base\n"
+        "from tensorflow.python.checkpoint import graph_view as moved\n"
+        "from tensorflow.python.trackable import base as moved_base\n"
+        "assert graph_view is moved and base is moved_base\n"
+        "assert graph_view.ObjectGraphView\n"
+        "keras_estimator.uninstall()\n"
+        "import sys\n"
+        "assert 'tensorflow.python.training.tracking' not in sys.modules\n"
+        "print('OK')\n"
+    )
+    result = run_python("-c", script)
+    assert result.returncode == 0 and "OK" in result.stdout, result.stderr[-2000:]
