@@ -37,6 +37,11 @@
   `tf.keras` gives; these names of that package become Keras 3's. Its other modules
   (`backend`, `activations`, `initializers`, ...) stay TensorFlow's: its TF1 RNN cells use
   them.
+- `tf.keras.layers.experimental.SyncBatchNormalization` (tf.keras 2's batch normalization
+  whose statistics are all-reduced across a distribution strategy's replicas; the Object
+  Detection API subclasses it): Keras 3's `BatchNormalization(synchronized=True)`, the
+  layer tf.keras 2.12+ itself made of that name (same arguments; the same layer outside a
+  strategy). `tf.keras.layers.experimental.EinsumDense` is Keras 3's `EinsumDense`.
 """
 
 from __future__ import annotations
@@ -155,6 +160,45 @@ class DeterministicRandomTestTool:
             return self._seed, chosen
 
         return op_seeds_chosen_by(choose)
+
+
+class SyncBatchNormalization(keras.layers.BatchNormalization):
+    """tf.keras 2's `tf.keras.layers.experimental.SyncBatchNormalization`: Keras 3's
+    `BatchNormalization` with `synchronized=True` (batch statistics all-reduced across the
+    replicas of a distribution strategy; plain batch normalization outside one).
+
+    Args:
+        *args: `BatchNormalization`'s (`axis`, `momentum`, `epsilon`, ...), in tf.keras 2's
+            order, which Keras 3 kept.
+        **kwargs: `BatchNormalization`'s keywords; `synchronized` may only be True (a saved
+            config holds it).
+
+    Raises:
+        ValueError: `synchronized=False`.
+
+    Example:
+        >>> layer = SyncBatchNormalization(momentum=0.9, epsilon=1e-5)
+        >>> layer(tf.ones([4, 3]), training=True)
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if not kwargs.pop("synchronized", True):
+            raise ValueError(
+                "SyncBatchNormalization always synchronizes its statistics. Received: "
+                "synchronized=False. Fix: use keras.layers.BatchNormalization for that."
+            )
+        super().__init__(*args, synchronized=True, **kwargs)
+
+
+def _tf_keras2_layers_experimental() -> types.ModuleType:
+    """`tf.keras.layers.experimental` with tf.keras 2's SyncBatchNormalization and
+    EinsumDense."""
+    experimental = types.ModuleType(
+        "keras.layers.experimental", "tf.keras 2's layers.experimental (part)."
+    )
+    experimental.SyncBatchNormalization = SyncBatchNormalization  # type: ignore[attr-defined]
+    experimental.EinsumDense = keras.layers.EinsumDense  # type: ignore[attr-defined]
+    return experimental
 
 
 def _shape_of(value: Any) -> tuple | None:
@@ -358,6 +402,8 @@ def tf_keras2_attributes() -> list[tuple[Any, str, Any]]:
     tf_keras = tf_keras_module()
     if not hasattr(tf_keras, "__internal__"):
         attributes.append((tf_keras, "__internal__", _tf_keras2_internal()))
+    if not hasattr(tf_keras.layers, "experimental"):
+        attributes.append((tf_keras.layers, "experimental", _tf_keras2_layers_experimental()))
     if not hasattr(keras.layers.MultiHeadAttention, "_build_from_signature"):
         mha = keras.layers.MultiHeadAttention
         attributes.append((mha, "_build_from_signature", build_from_signature))
@@ -367,6 +413,7 @@ def tf_keras2_attributes() -> list[tuple[Any, str, Any]]:
 
 __all__ = [
     "DeterministicRandomTestTool",
+    "SyncBatchNormalization",
     "build_from_signature",
     "compute_weighted_loss",
     "tf_keras2_attributes",

@@ -209,3 +209,36 @@ def test_keras_layers_in_each_tf1_graph_of_ones_own_are_named_from_scratch(insta
     assert build() == build() == "dense"
     eager_first, eager_second = keras.layers.Dense(1), keras.layers.Dense(1)
     assert eager_first.name != eager_second.name  # eagerly Keras 3 counts once per process
+
+
+def test_sync_batch_normalization_is_keras_3s_synchronized_batch_norm(installed):
+    layer_class = tf.keras.layers.experimental.SyncBatchNormalization
+    assert issubclass(layer_class, keras.layers.BatchNormalization)
+
+    class Frozen(layer_class):  # a library's subclass: its own __init__ keyword, call override
+        def __init__(self, training=None, **kwargs):
+            super().__init__(**kwargs)
+            self._training = training
+
+        def call(self, inputs, training=None):
+            return super().call(inputs, training=False if self._training is False else training)
+
+    x = tf.constant([[1.0, 2.0], [3.0, 6.0]])
+    layer = Frozen(training=None, momentum=0.5, epsilon=1e-5, center=True, scale=True)
+    out = layer(x, training=True)
+    assert layer.synchronized
+    np.testing.assert_allclose(out, [[-1.0, -1.0], [1.0, 1.0]], atol=1e-3)  # batch statistics
+    np.testing.assert_allclose(layer.moving_mean, [1.0, 2.0])  # 0.5 * 0 + 0.5 * [2, 4]
+    frozen = Frozen(training=False)
+    np.testing.assert_allclose(frozen(x, training=True), x / np.sqrt(1 + 1e-3), rtol=1e-5)
+    again = layer_class.from_config(layer_class(momentum=0.9).get_config())
+    assert again.synchronized and again.momentum == 0.9
+    with pytest.raises(ValueError, match="always synchronizes"):
+        layer_class(synchronized=False)
+    assert tf.keras.layers.experimental.EinsumDense is keras.layers.EinsumDense
+
+
+def test_without_install_tf_keras_layers_has_no_experimental():
+    estimator.install()
+    estimator.uninstall()
+    assert not hasattr(tf.keras.layers, "experimental")
