@@ -333,6 +333,10 @@ def install() -> None:
         from keras_estimator.dropin.tf_keras2 import tf_keras2_attributes
 
         patches += [AttributePatch(o, a, v) for o, a, v in tf_keras2_attributes()]
+        from keras_estimator.dropin.contrib.tf_slim_bridge import control_flow_attributes
+
+        # tf-slim's control_flow_ops.cond / case / while_loop, which TensorFlow 2.13 moved.
+        patches += [AttributePatch(o, a, v) for o, a, v in control_flow_attributes()]
         from keras_estimator.seam.internals import tensor_shapes_chosen_by_caller
 
         patches.append(tensor_shapes_chosen_by_caller(wants_tf1_shapes))

@@ -1082,6 +1082,14 @@ def legacy_keras_package() -> Any:
     return legacy_keras
 
 
+def control_flow_ops_module() -> Any:
+    """`tensorflow.python.ops.control_flow_ops`, where TF 1.x and tf-slim found `cond`, `case`
+    and `while_loop` (TensorFlow 2.13+ moved them to modules of their own)."""
+    from tensorflow.python.ops import control_flow_ops
+
+    return control_flow_ops
+
+
 def tf_keras_module() -> Any:
     """The module `tf.keras` stands for under Keras 3 (`tf.keras` is a lazy loader of it)."""
     import keras._tf_keras.keras as tf_keras

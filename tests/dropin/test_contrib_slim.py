@@ -59,3 +59,37 @@ def test_without_tf_slim_the_error_names_the_package(monkeypatch):
             _ = framework.arg_scope
     finally:
         estimator.uninstall()
+
+
+def _png_example() -> bytes:
+    pixels = tf.constant([[[10], [20]], [[30], [40]]], tf.uint8)
+    feature = {
+        "image/encoded": tf.train.Feature(
+            bytes_list=tf.train.BytesList(value=[tf.io.encode_png(pixels).numpy()])
+        ),
+        "image/format": tf.train.Feature(bytes_list=tf.train.BytesList(value=[b"png"])),
+    }
+    return tf.train.Example(features=tf.train.Features(feature=feature)).SerializeToString()
+
+
+def test_tf_slim_decodes_images_with_control_flow_ops_cond_and_case(installed):
+    from tensorflow.python.ops import control_flow_ops
+    from tf_slim.data import tfexample_decoder as slim_decoder
+
+    keys = {
+        "image/encoded": v1.FixedLenFeature((), tf.string, default_value=""),
+        "image/format": v1.FixedLenFeature((), tf.string, default_value="jpeg"),
+    }
+    decoder = slim_decoder.TFExampleDecoder(keys, {"image": slim_decoder.Image(channels=1)})
+    (image,) = decoder.decode(tf.constant(_png_example()), items=["image"])
+    assert image.numpy().ravel().tolist() == [10, 20, 30, 40]
+    looped = control_flow_ops.while_loop(lambda i: i < 3, lambda i: i + 1, [tf.constant(0)])
+    assert int(looped[0] if isinstance(looped, list) else looped) == 3
+
+
+def test_without_install_control_flow_ops_has_no_cond_case_while_loop():
+    estimator.install()
+    estimator.uninstall()
+    from tensorflow.python.ops import control_flow_ops
+
+    assert not any(hasattr(control_flow_ops, n) for n in ("cond", "case", "while_loop"))

@@ -1,4 +1,10 @@
-"""tf-slim, the maintained copy of `tf.contrib.slim`, loaded on first use (an optional extra)."""
+"""tf-slim, the maintained copy of `tf.contrib.slim`, loaded on first use (an optional extra).
+
+tf-slim 1.1 calls `control_flow_ops.cond`, `case` and `while_loop` of
+`tensorflow.python.ops` (its TFExampleDecoder's image decoding, its layers and evaluation
+loops), which TensorFlow 2.13 moved out of that module: `install()` puts TF1's
+`tf.compat.v1.cond` / `case` / `while_loop` (the same functions) back there.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +12,7 @@ import importlib
 import importlib.util
 import sys
 from types import ModuleType
+from typing import Any
 
 from keras_estimator.dropin.contrib.arg_scope import register_with_tf_slim
 
@@ -30,4 +37,17 @@ def load_tf_slim(fullname: str) -> ModuleType:
     return tf_slim
 
 
-__all__ = ["load_tf_slim", "tf_slim_installed"]
+def control_flow_attributes() -> list[tuple[Any, str, Any]]:
+    """(owner, attribute, value) for `install()`: `control_flow_ops.cond` / `case` /
+    `while_loop` as TF 1.x had them, where TensorFlow no longer defines them."""
+    import tensorflow as tf
+
+    from keras_estimator.seam.internals import control_flow_ops_module
+
+    module = control_flow_ops_module()
+    v1 = tf.compat.v1
+    moved = {"cond": v1.cond, "case": v1.case, "while_loop": v1.while_loop}
+    return [(module, name, value) for name, value in moved.items() if not hasattr(module, name)]
+
+
+__all__ = ["control_flow_attributes", "load_tf_slim", "tf_slim_installed"]
