@@ -42,6 +42,10 @@
   Detection API subclasses it): Keras 3's `BatchNormalization(synchronized=True)`, the
   layer tf.keras 2.12+ itself made of that name (same arguments; the same layer outside a
   strategy). `tf.keras.layers.experimental.EinsumDense` is Keras 3's `EinsumDense`.
+- `tf.keras.backend.set_learning_phase(0 | 1)` / `learning_phase()` (tf.keras 2's global
+  training flag; the Object Detection API's model_fn sets it): the value is kept and read
+  back, but Keras 3 layers do not consult it (they take `training` in their call, which
+  the model_fn passes).
 """
 
 from __future__ import annotations
@@ -199,6 +203,30 @@ def _tf_keras2_layers_experimental() -> types.ModuleType:
     experimental.SyncBatchNormalization = SyncBatchNormalization  # type: ignore[attr-defined]
     experimental.EinsumDense = keras.layers.EinsumDense  # type: ignore[attr-defined]
     return experimental
+
+
+_learning_phase: list[int] = [0]
+
+
+def set_learning_phase(value: int | bool) -> None:
+    """tf.keras 2's `backend.set_learning_phase(value)`: 0 (test) or 1 (train), kept for
+    `learning_phase()`; Keras 3 layers read `training` from their call instead.
+
+    Raises:
+        ValueError: a value other than 0 or 1.
+    """
+    if value not in (0, 1):
+        raise ValueError(
+            f"Expected learning phase to be 0 or 1. Received: {value!r}. Fix: pass 0 (test) "
+            "or 1 (train); Keras 3 layers take `training=` in their call."
+        )
+    _learning_phase[0] = int(value)
+
+
+def learning_phase() -> int:
+    """tf.keras 2's `backend.learning_phase()`: the last value `set_learning_phase` set
+    (0 until then)."""
+    return _learning_phase[0]
 
 
 def _shape_of(value: Any) -> tuple | None:
@@ -402,6 +430,9 @@ def tf_keras2_attributes() -> list[tuple[Any, str, Any]]:
     tf_keras = tf_keras_module()
     if not hasattr(tf_keras, "__internal__"):
         attributes.append((tf_keras, "__internal__", _tf_keras2_internal()))
+    if not hasattr(tf_keras.backend, "set_learning_phase"):
+        attributes.append((tf_keras.backend, "set_learning_phase", set_learning_phase))
+        attributes.append((tf_keras.backend, "learning_phase", learning_phase))
     if not hasattr(tf_keras.layers, "experimental"):
         attributes.append((tf_keras.layers, "experimental", _tf_keras2_layers_experimental()))
     if not hasattr(keras.layers.MultiHeadAttention, "_build_from_signature"):

@@ -242,3 +242,12 @@ def test_without_install_tf_keras_layers_has_no_experimental():
     estimator.install()
     estimator.uninstall()
     assert not hasattr(tf.keras.layers, "experimental")
+
+
+def test_set_learning_phase_is_kept_and_read_back(installed):
+    tf.keras.backend.set_learning_phase(True)
+    assert tf.keras.backend.learning_phase() == 1
+    tf.keras.backend.set_learning_phase(0)
+    assert tf.keras.backend.learning_phase() == 0
+    with pytest.raises(ValueError, match="0 or 1"):
+        tf.keras.backend.set_learning_phase(2)
