@@ -24,6 +24,9 @@
   ensembles), and runs `variables_initializer` over them in a TF1 graph of its own
   (`initializer`). In a graph, `updates` is one op running every write of the metric's
   variables the graph holds (what `update_state` added), eagerly none.
+- Keras metric variables made in a TF1 graph of one's own in no collection, as tf.keras 2
+  made them (a `Saver()` there neither saves nor restores them: AdaNet's candidates'
+  metrics).
 - Keras auto-names counted per TF1 graph built outside a trace, as tf.keras 2 counted them
   (a library rebuilding its model in a `tf.Graph()` of its own names its variables as the
   first time: AdaNet's Keras-layer subnetworks).
@@ -61,6 +64,7 @@ from keras_estimator.canned import optimizers as graph_optimizers
 from keras_estimator.engine.metrics import writes_to
 from keras_estimator.seam.internals import (
     keras_auto_names_per_tf1_graph,
+    keras_metric_variables_as_in_tf_keras2,
     keras_variable_backing,
     legacy_keras_package,
     tf_keras_module,
@@ -423,6 +427,7 @@ def tf_keras2_attributes() -> list[tuple[Any, str, Any]]:
     if not hasattr(keras.Variable, "initializer"):
         attributes.append((keras.Variable, "initializer", property(_variable_initializer)))
     attributes.append(keras_auto_names_per_tf1_graph())
+    attributes.append(keras_metric_variables_as_in_tf_keras2())
     if not hasattr(keras.utils, "DeterministicRandomTestTool"):
         attributes.append((keras.utils, "DeterministicRandomTestTool", DeterministicRandomTestTool))
     if not hasattr(keras.losses.Loss, "_get_reduction"):

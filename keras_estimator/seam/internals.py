@@ -800,16 +800,50 @@ def summary_writers_kept(writers: list) -> contextlib.AbstractContextManager:
     return patched(writer_class, "__init__", init_and_keep)
 
 
-def keras_metric_variables_seen(on_variable: Callable[[Any], None]) -> Any:
-    """Calls `on_variable(tf_variable)` for each variable a Keras metric creates inside."""
-    original = keras.metrics.Metric.add_variable
+# The callbacks of the traces being made, per graph: what a Keras metric variable made in
+# that graph is handed to (the engine's store marks it local).
+_METRIC_VARIABLE_CALLBACKS_KEY = "keras_estimator_keras_metric_variables"
+_keras_metric_add_variable = keras.metrics.Metric.add_variable
 
-    def add_variable(self: Any, *args: Any, **kwargs: Any) -> Any:
-        variable = original(self, *args, **kwargs)
-        on_variable(keras_variable_backing(variable))
+
+def _add_metric_variable(self: Any, *args: Any, **kwargs: Any) -> Any:
+    """Keras' `Metric.add_variable`, then: in a trace whose scope asked for it, the variable
+    goes to its callback; in a TF1 graph of the caller's own, it leaves GLOBAL_VARIABLES
+    (tf.keras 2 made metric variables in no collection: a Saver there neither saves nor
+    restores them). Eagerly nothing more."""
+    variable = _keras_metric_add_variable(self, *args, **kwargs)
+    if tf.executing_eagerly():
         return variable
+    graph = tf.compat.v1.get_default_graph()
+    callbacks = graph.get_collection(_METRIC_VARIABLE_CALLBACKS_KEY)
+    backing = keras_variable_backing(variable)
+    if callbacks:
+        callbacks[-1](backing)
+    elif not hasattr(graph, "captures"):
+        kept = graph.get_collection_ref(tf.compat.v1.GraphKeys.GLOBAL_VARIABLES)
+        kept[:] = [v for v in kept if v is not backing]
+    return variable
 
-    return patched(keras.metrics.Metric, "add_variable", add_variable)
+
+@contextlib.contextmanager
+def keras_metric_variables_seen(on_variable: Callable[[Any], None]) -> Iterator[None]:
+    """Calls `on_variable(tf_variable)` for each variable a Keras metric creates inside (in
+    the default graph of entry: the trace being made)."""
+    callbacks = tf.compat.v1.get_default_graph().get_collection_ref(_METRIC_VARIABLE_CALLBACKS_KEY)
+    callbacks.append(on_variable)
+    try:
+        with patched(keras.metrics.Metric, "add_variable", _add_metric_variable):
+            yield
+    finally:
+        callbacks.remove(on_variable)
+
+
+def keras_metric_variables_as_in_tf_keras2() -> tuple[Any, str, Callable]:
+    """`(owner, attribute, replacement)` for `install()`: Keras metric variables made in a
+    TF1 graph of the caller's own are in no collection, as tf.keras 2's were (AdaNet's
+    ensembles' metrics in its bookkeeping graphs). The same replacement the engine's traces
+    enter (`keras_metric_variables_seen`), so the two share one patch."""
+    return keras.metrics.Metric, "add_variable", _add_metric_variable
 
 
 def v1_summaries_to_collections() -> contextlib.AbstractContextManager:

@@ -251,3 +251,17 @@ def test_set_learning_phase_is_kept_and_read_back(installed):
     assert tf.keras.backend.learning_phase() == 0
     with pytest.raises(ValueError, match="0 or 1"):
         tf.keras.backend.set_learning_phase(2)
+
+
+def test_keras_metrics_in_a_tf1_graph_of_ones_own_are_in_no_collection(installed, tmp_path):
+    # tf.keras 2 made metric variables in no collection: a library's Saver() over its own
+    # graph (AdaNet's bookkeeping) neither saves nor restores them.
+    with tf.Graph().as_default():
+        w = v1.get_variable("w", [], initializer=v1.ones_initializer())
+        metric = keras.metrics.Mean(name="mean")
+        metric.update_state(w)
+        assert [v.name for v in v1.global_variables()] == ["w:0"]
+        with v1.Session() as session:
+            session.run(v1.global_variables_initializer())
+            path = v1.train.Saver().save(session, str(tmp_path / "model.ckpt"))
+    assert [name for name, _ in tf.train.list_variables(path)] == ["w"]
