@@ -36,6 +36,9 @@ _PER_TRACE_COLLECTIONS = (
     _KEYS.LOCAL_INIT_OP,
     _KEYS.READY_OP,
     _KEYS.SAVERS,
+    # Tables made eagerly earlier (an input_fn's, another call's) leave None here: TF1's
+    # fresh graph per call held only this call's initializers.
+    _KEYS.TABLE_INITIALIZERS,
     ("__variable_store",),  # the v1 variable store (a tuple key in TF)
     ("__varscope",),  # the v1 variable-scope store
     "global_step_read_op_cache",

@@ -57,3 +57,18 @@ def test_only_initializers_of_variables_made_in_the_graph_are_grouped():
         with initializers_of_traced_variables_only():
             init = tf.variables_initializer([in_graph])
         assert in_graph.initializer in init.control_inputs
+
+
+def test_tables_made_eagerly_before_leave_nothing_for_a_steps_tables_initializer(tmp_path):
+    # TensorFlow files an eagerly made table's initializer as None in the eager default
+    # graph's TABLE_INITIALIZERS, which every traced graph inherits; 2.15's graph per call
+    # held only that call's tables.
+    table = tf.lookup.StaticHashTable(
+        tf.lookup.KeyValueTensorInitializer(["a"], [1], tf.string, tf.int64), -1
+    )
+    assert None in tf.get_collection(tf.GraphKeys.TABLE_INITIALIZERS)
+    x = np.ones((8, 2), "float32")
+    est = estimator.Estimator(_model_fn, model_dir=str(tmp_path))
+    est.train(lambda: tf.data.Dataset.from_tensor_slices(({"x": x}, x[:, 0])).batch(4), steps=1)
+    assert est.get_variable_value("global_step") == 1
+    assert int(table.lookup(tf.constant("a"))) == 1
