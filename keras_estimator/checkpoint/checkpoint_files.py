@@ -19,7 +19,7 @@ from typing import Any
 import tensorflow as tf
 from google.protobuf import text_format
 
-from keras_estimator.checkpoint.graph_files import write_atomically
+from keras_estimator.checkpoint.graph_files import GRAPH_FILE, write_atomically
 from keras_estimator.seam import internals
 
 logger = logging.getLogger("keras_estimator")
@@ -302,6 +302,8 @@ def _is_temporary(name: str, basename: str, step: str = "[0-9]+") -> bool:
         re.fullmatch(own + r"(\.index|\.data-[0-9]{5}-of-[0-9]{5}|\.meta)?\.tempstate[0-9]*", name)
         or re.fullmatch(own + r"_temp.*", name, flags=re.DOTALL)
         or (step == "[0-9]+" and name.startswith(_STATE_FILE + ".tmp"))
+        # graph.pbtxt, written with a call's first save (write_atomically's temporary).
+        or (step == "[0-9]+" and name.startswith(GRAPH_FILE + ".tempstate"))
     )
 
 

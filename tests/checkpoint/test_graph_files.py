@@ -119,12 +119,14 @@ def test_no_meta_files_without_checkpoint_save_graph_def(tmp_path, toy_data):
     assert "model.ckpt-12.index" in names
 
 
-def test_a_meta_write_cut_short_is_cleaned_up(tmp_path):
+def test_a_meta_or_graph_write_cut_short_is_cleaned_up(tmp_path):
     leftover = tmp_path / "model.ckpt-3.meta.tempstate123456"
     leftover.write_bytes(b"partial")
+    graph_leftover = tmp_path / "graph.pbtxt.tempstate7402351056878951491"  # kill -9'd
+    graph_leftover.write_bytes(b"node {")
     variable = tf.Variable(1.0)
     writer = CheckpointWriter(str(tmp_path), {"v": variable}, 5, None)
-    assert not leftover.exists()
+    assert not leftover.exists() and not graph_leftover.exists()
     writer.meta_graph = lambda: b"meta"
     path = writer.save(7)
     with open(path + ".meta", "rb") as f:
