@@ -89,6 +89,7 @@ def tf1_graph_scope(store: VariableStore, global_step: tf.Variable) -> Iterator[
         internals.fresh_keras_auto_names(),
         internals.keras2_private_layer_names(),
         internals.logging_hooks_taking_tensor_lists(),
+        internals.tensor_equality_as_in_tf1_graphs(),
         internals.variable_ops_in_traces(),
         internals.initializers_of_traced_variables_only(),
         recording_checkpoint_initializers(store.checkpoint_initializers),

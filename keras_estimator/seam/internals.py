@@ -752,6 +752,16 @@ def keras_auto_names_per_tf1_graph() -> tuple[Any, str, Callable[[str], str]]:
     return _keras_naming, "uniquify", uniquify
 
 
+def tensor_equality_as_in_tf1_graphs() -> contextlib.AbstractContextManager:
+    """Within it, `==` between tensors is identity and tensors hash by identity, as in the
+    TF1 graph 2.15 built a model_fn in (`executing_eagerly_outside_functions()` was False
+    there): a model_fn comparing namedtuples that hold tensors (`x in list`, AdaNet's
+    ensembles) or keying dicts by tensors works as it did. `tf.equal` stays elementwise."""
+    from tensorflow.python.framework import tensor as tensor_module
+
+    return patched(tensor_module.Tensor, "_USE_EQUALITY", False)
+
+
 def keras2_private_layer_names() -> contextlib.AbstractContextManager:
     """Within it, Keras names a layer of a class starting with `_` as tf.keras 2 did.
 

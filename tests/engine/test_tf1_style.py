@@ -1,5 +1,7 @@
 """TF1-style model_fns: variable scopes, v1 optimizers, global step, UPDATE_OPS, v1 metrics."""
 
+import collections
+
 import numpy as np
 import pytest
 import tensorflow.compat.v1 as tf
@@ -242,3 +244,29 @@ def test_metric_variables_are_not_checkpointed(tmp_path, toy_data):
     names = est.get_variable_names()
     assert not [n for n in names if "accuracy" in n or "eval_loss" in n or n.endswith("count")]
     assert {"beta1_power", "beta2_power", "dense/kernel/Adam", "dense/kernel/Adam_1"} <= set(names)
+
+
+def test_tensors_in_a_model_fn_compare_and_hash_by_identity_as_in_a_tf1_graph(tmp_path):
+    # 2.15 built the model_fn in a TF1 graph, where `==` between tensors was identity and
+    # tensors were hashable: `x in list_of_namedtuples_holding_tensors` (AdaNet's pruning)
+    # and dicts keyed by tensors worked.
+    Part = collections.namedtuple("Part", ["logits"])
+    seen = {}
+
+    def model_fn(features, labels, mode):
+        w = tf.compat.v1.get_variable("w", [2, 1])
+        first = Part(tf.matmul(features["x"], w))
+        second = Part(tf.matmul(features["x"], w) * 2.0)
+        seen["in"] = second in [first, second] and first not in [second]
+        seen["keyed"] = {first.logits: "first", second.logits: "second"}[second.logits]
+        seen["equal"] = tf.equal(first.logits, first.logits).dtype == tf.bool
+        loss = tf.reduce_mean(tf.square(first.logits[:, 0] - labels))
+        train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(
+            loss, tf.compat.v1.train.get_global_step()
+        )
+        return estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+    x = np.ones((4, 2), "float32")
+    est = estimator.Estimator(model_fn, model_dir=str(tmp_path))
+    est.train(lambda: tf.data.Dataset.from_tensor_slices(({"x": x}, x[:, 0])).batch(2), steps=1)
+    assert seen == {"in": True, "keyed": "second", "equal": True}
