@@ -1055,11 +1055,6 @@ def logs_at_end(hook: Any) -> bool:
     return isinstance(hook, _V1.train.LoggingTensorHook) and bool(hook._log_at_end)
 
 
-def logging_formatter(hook: Any) -> Any:
-    """A LoggingTensorHook's `formatter` (a function of the user's), or None."""
-    return hook._formatter if isinstance(hook, _V1.train.LoggingTensorHook) else None
-
-
 def final_ops(hook: Any) -> Any:
     """A FinalOpsHook's final ops (run in `end()`), or None for other hooks."""
     return hook._final_ops if isinstance(hook, _V1.train.FinalOpsHook) else None
